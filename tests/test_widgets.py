@@ -827,6 +827,38 @@ SERVING_IMAGE_CASES = [
 ]
 IMAGE_FIELDS = ["images", "image_tokens_per_image", "image_tokens", "vision_patches_per_image",
                 "vision_prefill_flops", "vision_weight_bytes", "vision_prefill_seconds"]
+#: A video (describe's --video-seconds S; the page's clips, export.VIDEO_SECONDS, at estimate's
+#: 2 fps and 1280 x 720 px) and audio (--audio-seconds S, export.AUDIO_SECONDS) in the prompt:
+#: Qwen2.5-VL's clip (its tower split at tp 2) and with two images, Qwen2-VL's minute, Qwen3.5's
+#: twenty minutes (past the 768 frames sampled, one pixel budget for the clip) at tp 4 and
+#: five minutes with an image beside them (Qwen3.5 397B, experts split); Qwen2.5-Omni's audio
+#: (its encoder whole on every chip), ten minutes of it with an image (truncated at 300 s:
+#: Python's warning), Qwen3-Omni's split over 4 chips with two images, and its Thinking's.
+SERVING_MEDIA_CASES = [
+    ["qwen2.5-vl-3b-instruct", "h100-sxm", dict(tp=2, prompt=256, generate=128, batch=4,
+                                                video_seconds=10, video_fps=2,
+                                                video_size=(1280, 720))],
+    ["qwen2.5-vl-3b-instruct", "h200", dict(tp=1, prompt=100, generate=64, batch=2, images=2,
+                                            image_size=(1920, 1080), video_seconds=60)],
+    ["qwen2-vl-7b-instruct", "a100-80gb-sxm", dict(tp=1, generate=32, video_seconds=60)],
+    ["qwen3.5-27b", "h200", dict(tp=4, prompt=1000, generate=256, batch=8,
+                                 video_seconds=1200)],
+    ["qwen3.5-397b-a17b", "b200", dict(weights="fp8", tp=8, ep=8, prompt=500, generate=100,
+                                       batch=16, images=1, image_size=(512, 512),
+                                       video_seconds=300)],
+    ["qwen2.5-omni-7b", "h100-sxm", dict(tp=1, prompt=200, generate=128, batch=4,
+                                         audio_seconds=30)],
+    ["qwen2.5-omni-7b", "mi300x", dict(tp=2, prompt=50, generate=64, batch=2, images=1,
+                                       image_size=(1024, 1024), audio_seconds=600)],
+    ["qwen3-omni-30b-a3b-instruct", "h200", dict(tp=4, prompt=300, generate=200, batch=8,
+                                                 images=2, image_size=(1024, 1024),
+                                                 audio_seconds=120)],
+    ["qwen3-omni-30b-a3b-thinking", "h100-sxm", dict(tp=2, generate=64, audio_seconds=10)],
+]
+MEDIA_FIELDS = ["video_seconds", "video_fps", "video_frames", "video_tokens",
+                "video_separator_tokens", "video_patches", "audio_seconds", "audio_frames",
+                "audio_tokens", "audio_prefill_flops", "audio_weight_bytes",
+                "audio_prefill_seconds"]
 
 
 def _allowed_tp(m, wanted):
@@ -878,22 +910,30 @@ def test_serving_estimate_in_the_page_equals_python(page):
     """TTFT, TPOT, the request time, the rates per user and per chip, cost, energy and the
     communication inside a TPOT: the page's estimate() is llm_arithmetic.estimate's, for every
     catalog model on NVLink, Infinity Fabric, PCIe and link-less chips, one to sixteen chips."""
-    cases = _serving_cases() + SERVING_IMAGE_CASES
+    cases = _serving_cases() + SERVING_IMAGE_CASES + SERVING_MEDIA_CASES
     got = page.evaluate(SERVING_QUERY, [[n, c, {k: v for k, v in kw.items()}]
                                         for n, c, kw in cases])
     failures, seen = [], {"allreduce": 0, "alltoall": 0, "pp": 0, "cost": 0, "no_link": 0,
                           "scale_out": 0, "not_fit": 0, "generate_0": 0, "images": 0,
-                          "images_tp": 0}
+                          "images_tp": 0, "video": 0, "audio": 0, "media_tp": 0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ContextWarning)
         for (name, chip, kw), g in zip(cases, got):
             case = (name, chip, tuple(kw.values()))
             assert "error" not in g, (case, g)
-            e = estimate(name, hardware=chip, **kw)
-            _compare(case, g, e, SERVING_NUMERIC + NUMERIC_FIELDS + IMAGE_FIELDS, failures)
-            if list(g["image_size"] or ()) != list(e.image_size or ()):
-                failures.append(f"{case} image_size: page {g['image_size']}, "
-                                f"python {e.image_size}")
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always", ContextWarning)
+                e = estimate(name, hardware=chip, **kw)
+            _compare(case, g, e, SERVING_NUMERIC + NUMERIC_FIELDS + IMAGE_FIELDS + MEDIA_FIELDS,
+                     failures)
+            for k in ("image_size", "video_size"):
+                if list(g[k] or ()) != list(getattr(e, k) or ()):
+                    failures.append(f"{case} {k}: page {g[k]}, python {getattr(e, k)}")
+            # Python's warning of a truncated clip, which the page shows
+            cut = [str(w.message) for w in said if "drops the rest" in str(w.message)]
+            if g["audio_warning"] != (cut[0] if cut else None):
+                failures.append(f"{case} audio_warning: page {g['audio_warning']!r}, "
+                                f"python {cut}")
             if g["fits_per_chip"] != e.fits_per_chip:
                 failures.append(f"{case} fits_per_chip: page {g['fits_per_chip']!r}, "
                                 f"python {e.fits_per_chip!r}")
@@ -907,6 +947,9 @@ def test_serving_estimate_in_the_page_equals_python(page):
             seen["generate_0"] += e.generate == 0
             seen["images"] += e.images is not None
             seen["images_tp"] += e.images is not None and e.tp > 1
+            seen["video"] += e.video_seconds is not None
+            seen["audio"] += e.audio_seconds is not None
+            seen["media_tp"] += (e.video_seconds or e.audio_seconds or 0) > 0 and e.tp > 1
     assert not failures, f"{len(failures)} differ, e.g.:\n" + "\n".join(failures[:10])
     assert all(v >= 2 for v in seen.values()), seen  # every path was taken
 
@@ -959,20 +1002,30 @@ def test_serving_errors_agree_with_python(page):
            # images: a model without a tower, one whose tower's rule is not modelled, no
            # images, a size the page's menu does not offer (Python's limit: 65,536 px a side)
            ("llama-3-8b", dict(images=1)), ("kimi-vl-a3b-instruct", dict(images=1)),
-           ("gemma-3-4b", dict(images=0)), ("gemma-3-4b", dict(images=1, image_size=(1, 1 << 17)))]
+           ("gemma-3-4b", dict(images=0)), ("gemma-3-4b", dict(images=1, image_size=(1, 1 << 17))),
+           # a video or audio for a model that takes none (Gemma 3's tower has no video rule)
+           ("llama-3-8b", dict(video_seconds=10)), ("gemma-3-4b", dict(video_seconds=10)),
+           ("qwen2.5-vl-3b-instruct", dict(audio_seconds=10)),
+           ("qwen2.5-omni-7b", dict(video_seconds=10))]
     # a tp whose split of the vision tower vLLM refuses (estimate.vision_degrees), with
     # images: the page gives Python's words (export.images_tp_refused), at degrees of the menu
     # and one the layers allow outside it (Qwen3.5 27B's 24 heads at tp 12; its tower's 16)
     worded = [("glm-4.5v", dict(tp=8, prompt=100, generate=10, images=1)),
               ("qwen3.5-397b-a17b", dict(tp=32, images=2, image_size=(1920, 1080))),
-              ("qwen3.5-27b", dict(tp=12, images=1, image_size=(512, 512)))]
+              ("qwen3.5-27b", dict(tp=12, images=1, image_size=(512, 512))),
+              # a video meets the tower's refusal; audio the audio encoder's (Qwen3-Omni's 20
+              # heads at tp 8, export.audio_tp_refused), after the tower's where both are asked
+              ("qwen3.5-27b", dict(tp=12, video_seconds=60)),
+              ("qwen3-omni-30b-a3b-instruct", dict(tp=8, prompt=100, audio_seconds=30)),
+              ("qwen3-omni-30b-a3b-instruct", dict(tp=8, images=1, audio_seconds=600))]
     got = page.evaluate(SERVING_QUERY, [[n, "h100-sxm", kw] for n, kw in bad + worded])
     for (name, kw), g in zip(bad + worded, got):
         with pytest.raises(InputError) as said:
             estimate(name, hardware="h100-sxm", **kw)
         assert "error" in g, (name, kw, g)
         if (name, kw) in worded:
-            assert "vision tower" in str(said.value) and g["error"] == str(said.value), (
+            assert ("vision tower" in str(said.value) or "audio encoder" in str(said.value)) \
+                and g["error"] == str(said.value), (
                 name, kw, g["error"], str(said.value))
 
 
@@ -1108,6 +1161,41 @@ def test_the_serving_widget_follows_its_controls(page):
     assert el.evaluate(shown) == [False, False] and r["state"]["images"] == 0
     assert el.evaluate("(el) => el.querySelector('[data-key=\"image_tokens\"]')"
                        ".closest('.lla-number').hidden")
+    # a video and audio: each select shows only for a model that takes it; Qwen3.5's five
+    # minutes join its prompt and its TTFT (the tower's row shown without images); Qwen3-Omni
+    # hides the video and drops it, and its audio at tp 8 gets Python's refusal (its encoder's
+    # 20 heads); Qwen2.5-Omni's ten minutes show Python's warning of the clip cut at 300 s
+    media = "(el) => ['video', 'audio'].map((c) => el.querySelector(" \
+        "`[data-control=\"${c}\"]`).offsetParent !== null)"
+    hidden = "(el, k) => el.querySelector(`[data-key=\"${k}\"]`).closest('.lla-number').hidden"
+    assert el.evaluate(media) == [False, False]
+    for move, shows in ((("model", "select", ["qwen3.5-27b"]), [True, False]),
+                        (("video", "select", ["300"]), [True, False]),
+                        (("model", "select", ["qwen3-omni-30b-a3b-instruct"]), [False, True]),
+                        (("audio", "select", ["120"]), [False, True])):
+        move_control(page, el, move)
+        r = el.evaluate(READ_WIDGET)
+        problems += check_widget(r, f"serving after {move[:3]}")
+        assert el.evaluate(media) == shows, move
+        if move[0] == "video":
+            assert r["state"]["video"] == 300 and r["state"]["images"] == 0
+            assert [el.evaluate(hidden, k) for k in ("video_tokens", "vision_prefill_seconds",
+                                                     "image_tokens")] == [False, False, True]
+    assert (r["state"]["video"], r["state"]["audio"]) == (0, 120)
+    assert not el.evaluate(hidden, "audio_prefill_seconds")
+    move_control(page, el, ("tp", "select", ["8"]))
+    r = el.evaluate(READ_WIDGET)
+    with pytest.raises(InputError) as said:
+        estimate("qwen3-omni-30b-a3b-instruct", hardware="h200", tp=8, audio_seconds=120)
+    assert (r["state"]["tp"], r["message"]) == (8, str(said.value))
+    move_control(page, el, ("tp", "select", ["1"]))
+    for move in (("model", "select", ["qwen2.5-omni-7b"]), ("audio", "select", ["600"])):
+        move_control(page, el, move)
+    r = el.evaluate(READ_WIDGET)
+    with pytest.warns(ContextWarning) as cut:
+        estimate("qwen2.5-omni-7b", hardware="h200", audio_seconds=600)
+    assert str(cut[0].message) in r["message"] and r["state"]["audio"] == 600
+    problems += check_widget(r, "serving, qwen2.5-omni-7b with ten minutes of audio")
     move_control(page, el, ("model", "select", ["qwen2.5-vl-3b-instruct"]))
     move_control(page, el, ("images", "select", ["1"]))
     page.set_viewport_size({"width": 390, "height": 844})
@@ -1525,6 +1613,10 @@ def test_forecast_in_the_page_equals_python(page):
     for rt in (None, "llama.cpp", "mlx-lm"):  # kinds no row measured (forecast_caveat)
         cases.append(("llama-3-8b", "tpu-v5e", dict(weights="fp16", prompt=512, runtime=rt)))
         cases.append(("llama-3.2-1b", "raspberry-pi-4", dict(weights="q4_0", runtime=rt)))
+    # the vision tower's and the audio encoder's bound times beside the prefill's forecast
+    for rt in (None, "vLLM"):
+        cases.append(("qwen3-omni-30b-a3b-instruct", "h200", dict(
+            tp=4, prompt=512, generate=64, images=1, audio_seconds=120, runtime=rt)))
     got = page.evaluate("""(cases) => cases.map(([name, chip, opts]) => {
       const L = window.LLMArithmetic;
       try {
@@ -1862,3 +1954,98 @@ def test_the_page_refuses_the_tower_layouts_python_refuses():
     llava = export.model_data(CATALOG["llava-1.5-7b-hf"])
     assert list(llava["images_tp_refused"]) == ["32"] and "images" in llava
     assert export.images_tp_refused(CATALOG["gemma-3n-e4b"].model) == {}
+
+
+def test_the_page_takes_each_clip_as_python_counts_it():
+    """The video and audio clips the page offers (export.video_data, export.audio_data:
+    catalog.json's ``video`` and ``audio`` of a model): for every catalog model whose video rule
+    or audio encoder is modelled, each clip's record is the plan's inputs
+    llm_arithmetic.estimate.video_inputs or audio_inputs give (with Python's warning of a
+    truncated clip), and with images beside them the page's sum of the records
+    (calculator.js's mediaInputs: ``video_menu.summed`` added, the video's other inputs after
+    the images') is estimate.prompt_with_images' for the prompt holding both. Counts by hand
+    from the processors' rules (transformers 5.24.0):
+
+    * Qwen2.5-VL, 10 s at 2 fps: 20 frames, 10 pairs of 1288 x 728 px (each side rounded to
+      28 px): 46 x 26 = 1,196 tokens a pair, 11,960;
+    * Qwen3.5, 60 s: 120 frames; 120 x 704 x 1280 px is past the clip's 25,165,824, so each
+      side shrinks by sqrt(120 x 720 x 1280 / 25,165,824) = 2.096 and floors to 32 px: 320 x
+      608, 10 x 19 = 190 tokens a pair, 60 pairs: 11,400;
+    * Qwen2.5-Omni, 30 s: 3,000 mel frames, (1,500 - 2) // 2 + 1 = 750 tokens; 600 s is cut to
+      30,000 frames: 7,500 tokens and the warning; Qwen3-Omni, 120 s: 120 chunks of 100
+      frames, 13 tokens each: 1,560."""
+    from llm_arithmetic.catalog.audio import audio_encoder
+    from llm_arithmetic.catalog.video import video_tower
+    from llm_arithmetic.estimate import (AUDIO_PLAN_INPUTS, audio_degrees, audio_inputs,
+                                         parallel_degrees, prompt_with_images, video_inputs,
+                                         vision_plan_inputs)
+
+    taken, records = {"video": 0, "audio": 0}, {}
+    for name, entry in CATALOG.items():
+        m = entry.model
+        try:
+            video_tower(m)
+            has_video = True
+        except ConfigError:
+            has_video = False
+        try:
+            audio_encoder(m)
+            has_audio = True
+        except ConfigError:
+            has_audio = False
+        if not (has_video or has_audio):  # nothing exported
+            assert export.video_data(m) is None and export.audio_data(m) is None, name
+            continue
+        record = records[name] = export.model_data(entry)
+        assert ("video" in record, "audio" in record) == (has_video, has_audio), name
+        image = record.get("images", {}).get("1920x1080")
+        for s in export.VIDEO_SECONDS if has_video else ():
+            v = video_inputs(m, s)
+            one = record["video"][str(s)]
+            plan = {k: x for k, x in one.items()
+                    if k != "prompt_tokens" and k not in export.VIDEO_REPORTED}
+            want = {k: x for k, x in vision_plan_inputs(
+                {"images": None, "image_tokens_per_image": None, **v}).items()
+                if k not in ("images", "image_tokens_per_image")}
+            assert plan == want and one["prompt_tokens"] == v["prompt_tokens"], (name, s)
+            assert all(one[k] == v[k] for k in export.VIDEO_REPORTED), (name, s)
+            # two images of 1920 x 1080 px beside the clip: the page's sum is Python's
+            _, tokens, both = prompt_with_images(m, None, 2, (1920, 1080), s)
+            summed = {**{k: 2 * x if k in export.IMAGE_SCALED else x
+                         for k, x in image.items()}, "images": 2, **plan}
+            for k in export.TOWER_SUMMED:
+                summed[k] = 2 * image[k] + one[k]
+            del summed["vision_patches_per_image"]
+            assert summed.pop("prompt_tokens") == tokens, (name, s)
+            assert summed == vision_plan_inputs(both), (name, s)
+            taken["video"] += 1
+        for s in export.AUDIO_SECONDS if has_audio else ():
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                a = audio_inputs(m, s)
+            one = record["audio"][str(s)]
+            assert {k: one[k] for k in AUDIO_PLAN_INPUTS} == {
+                k: a[k] for k in AUDIO_PLAN_INPUTS}, (name, s)
+            assert (one["prompt_tokens"], one["audio_frames"]) == (a["audio_tokens"],
+                                                                   a["audio_frames"])
+            assert one.get("warning") == (str(said[0].message) if said else None), (name, s)
+            taken["audio"] += 1
+        # the audio encoder's refusals: audio_degrees' at every degree the layers allow
+        got = record.get("audio_tp_refused", {})
+        for tp in range(1, 65) if has_audio else ():
+            try:
+                parallel_degrees(m, tp, 1, 1)
+                audio_degrees(m, tp)
+                want = None
+            except InputError as err:
+                want = None if "audio encoder" not in str(err) else str(err)
+            assert got.get(str(tp)) == want, (name, tp)
+    assert taken["video"] >= 4 * 5 and taken["audio"] >= 4 * 3, taken
+    qwen = records["qwen2.5-vl-3b-instruct"]["video"]["10"]
+    assert (qwen["video_frames"], qwen["video_tokens"]) == (20, 10 * 46 * 26)
+    assert records["qwen3.5-27b"]["video"]["60"]["video_tokens"] == 60 * 10 * 19
+    omni = records["qwen2.5-omni-7b"]["audio"]
+    assert (omni["30"]["audio_tokens"], omni["600"]["audio_tokens"]) == (750, 7500)
+    assert "warning" in omni["600"] and "warning" not in omni["120"]
+    assert records["qwen3-omni-30b-a3b-instruct"]["audio"]["120"]["audio_tokens"] == 1560
+    assert "8" in records["qwen3-omni-30b-a3b-instruct"]["audio_tp_refused"]

@@ -19,17 +19,22 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import warnings
 from typing import Any
 
 from ..catalog.formats import FORMATS
 from ..catalog.hardware import FULLY_CONNECTED, HARDWARE
+from ..catalog.audio import MODELLED_AUDIO_FAMILIES, audio_encoder
 from ..catalog.images import DEFAULT_IMAGE_SIZE, image_tower
+from ..catalog.video import (DEFAULT_VIDEO_FPS, DEFAULT_VIDEO_SIZE, MODELLED_VIDEO_FAMILIES,
+                             video_tower)
 from ..catalog.model_catalog import CATALOG
 from ..core.errors import ConfigError, InputError
-from ..estimate import (ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
-                        DRAFT_VOCAB_TOLERANCE, LIMITS, NOTHING_HELD, SERVING_RANGES,
-                        SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS,
-                        image_inputs, offered_drafts, parallel_degrees, speculative_inputs,
+from ..estimate import (ALLREDUCE_ALGORITHMS, AUDIO_PLAN_INPUTS, CROSSING_LIMIT, FIELD_STEPS,
+                        FRONTIER_MAX_BATCH, DRAFT_VOCAB_TOLERANCE, LIMITS, NOTHING_HELD,
+                        SERVING_RANGES, SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS,
+                        audio_degrees, image_inputs, offered_drafts,
+                        parallel_degrees, prompt_with_images, speculative_inputs,
                         vision_degrees, vision_plan_inputs)
 from ..forecast import CAVEAT_TEMPLATES, forecast_catalog
 from ..numeric._runtime import exact_result
@@ -38,14 +43,16 @@ from ..plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT, KV_PER_TOKEN_
 
 __all__ = ["catalog_data", "model_data", "widget_cell", "widget_templates", "WIDGETS",
            "WIDGET_OPTIONS", "PAGE_TEMPLATES", "image_data", "IMAGE_SIZES", "IMAGES_MAX",
-           "IMAGE_SCALED", "TP_MENU", "images_tp_refused"]
+           "IMAGE_SCALED", "TP_MENU", "images_tp_refused", "video_data", "audio_data",
+           "VIDEO_SECONDS", "AUDIO_SECONDS", "TOWER_SUMMED", "VIDEO_REPORTED",
+           "audio_tp_refused"]
 
 #: The widgets ``ui.js`` defines (``data-llm-widget`` values); a test checks the two agree.
 WIDGETS = ("puzzle", "kv-cache", "roofline", "batching", "explorer", "serving", "estimate")
 #: ``data-*`` options a widget's container may carry (``widget_cell``'s keywords).
 WIDGET_OPTIONS = ("model", "chip", "weights", "kv", "context", "batch", "tp", "prompt",
                   "generate", "price", "speculation", "controls", "show", "plots", "title",
-                  "images", "image_size")
+                  "images", "image_size", "video", "audio")
 #: The sentences the calculators fill as describe does, besides the forecast's caveat:
 #: :func:`catalog_data`'s ``templates`` (``ui.js`` reads ``CATALOG.templates``).
 PAGE_TEMPLATES = {
@@ -112,6 +119,9 @@ def model_data(entry: Any) -> dict[str, Any]:
         # images in the prompt: the plan's inputs of one image of each size of the page's menu,
         # where the tower's rule is modelled; else, where it has a tower, Python's refusal
         **_images_field(m),
+        # a video and audio in the prompt: the plan's inputs of each clip of the page's menus,
+        # where the model's video rule or audio encoder is modelled (else nothing)
+        **_media_fields(m),
     }
 
 
@@ -209,17 +219,144 @@ def images_tp_refused(m: Any) -> dict[str, str]:
     >>> images_tp_refused(CATALOG["gemma-3n-e4b"].model)
     {}
     """
+    return _tp_refused(m, vision_degrees)
+
+
+def _tp_refused(m: Any, check: Any) -> dict[str, str]:
+    """Python's refusal by ``check`` (:func:`~llm_arithmetic.estimate.vision_degrees` or
+    :func:`~llm_arithmetic.estimate.audio_degrees`) of each tensor-parallel degree ``m``'s
+    layers allow, keyed by the degree as a string (:func:`images_tp_refused`)."""
     heads = [run.attention.n_heads for run in m.layers if run.attention is not None]
     out = {}
     for tp in range(1, (min(heads) if heads else TP_MENU[-1]) + 1):
         try:
             parallel_degrees(m, tp, 1, 1)
         except InputError:
-            continue  # the layers refuse it, before the tower is asked
+            continue  # the layers refuse it, before the encoder is asked
         try:
-            vision_degrees(m, tp)
+            check(m, tp)
         except InputError as err:
             out[str(tp)] = str(err)
+    return out
+
+
+#: The video clips the page offers [s], each of 1280 x 720 px frames sampled 2 a second (the
+#: library's defaults, :data:`~llm_arithmetic.catalog.video.DEFAULT_VIDEO_SIZE` and
+#: :data:`~llm_arithmetic.catalog.video.DEFAULT_VIDEO_FPS`): a short clip (10 s), a minute,
+#: five minutes (600 frames) and twenty minutes, past the 768 frames both Qwen processors
+#: sample at most (6.4 min at 2 fps), so the menu shows that cap too. Qwen3-VL's and
+#: Qwen3.5's processor spends one pixel budget on the whole clip, so their tokens are not
+#: proportional to the length (five minutes give fewer than one): each clip is exported as
+#: Python counts it, none is scaled from another.
+VIDEO_SECONDS = (10, 60, 300, 1200)
+#: The audio clips the page offers [s]: 10 s, 30 s, 2 min and 10 min. The last is past
+#: Qwen2.5-Omni's 300 s cap, where Python warns that its processor drops the rest
+#: (:func:`~llm_arithmetic.estimate.audio_inputs`); the clip's record carries that warning's
+#: text (``warning``), which the page shows beside its numbers.
+AUDIO_SECONDS = (10, 30, 120, 600)
+#: What :func:`~llm_arithmetic.estimate.prompt_with_images` sums where images and a video share
+#: a prompt (one forward of the tower over both); its other inputs are the video's, taken
+#: after the images' (a test holds the page's sum equal to Python's).
+TOWER_SUMMED = ("prompt_tokens", "vision_prefill_flops", "vision_patches", "vision_whole_flops")
+#: :func:`~llm_arithmetic.estimate.video_inputs`' keys that estimate reports beside the plan's
+#: inputs, carried per clip (its length, rate and size are the menu's).
+VIDEO_REPORTED = ("video_frames", "video_separator_tokens", "video_patches")
+
+
+def video_data(m: Any) -> dict[str, dict[str, int]] | None:
+    """The plan's inputs of each clip of :data:`VIDEO_SECONDS` in a prompt to ``m``, keyed by
+    its length in seconds (a string): :func:`~llm_arithmetic.estimate.prompt_with_images`'
+    values for that video alone through
+    :func:`~llm_arithmetic.estimate.vision_plan_inputs` (the images' count and tokens, None,
+    left out), with the prompt tokens it adds (``prompt_tokens``: its tokens and Qwen3-VL's
+    timestamps) and :data:`VIDEO_REPORTED`; None for a model whose video rule is not modelled.
+
+    >>> from llm_arithmetic.catalog.model_catalog import CATALOG
+    >>> d = video_data(CATALOG["qwen3.5-27b"].model)
+    >>> d["60"]["video_tokens"], d["300"]["video_tokens"], d["300"]["prompt_tokens"]
+    (11400, 9600, 12490)
+    >>> video_data(CATALOG["gemma-3-27b"].model) is None
+    True
+    """
+    try:
+        rule = video_tower(m)
+    except ConfigError:
+        return None
+    if rule.rule in CROSS_RULES:  # the page's path has no cross-attention inputs
+        raise ValueError(f"{m.name}: a video through cross-attention is not the page's path")
+    out = {}
+    for s in VIDEO_SECONDS:
+        _, _, v = prompt_with_images(m, None, None, None, s, DEFAULT_VIDEO_FPS,
+                                     DEFAULT_VIDEO_SIZE)
+        record = {**vision_plan_inputs(v), "prompt_tokens": v["prompt_tokens"],
+                  **{k: v[k] for k in VIDEO_REPORTED}}
+        del record["images"], record["image_tokens_per_image"]
+        out[str(s)] = record
+    return out
+
+
+def audio_data(m: Any) -> dict[str, dict[str, Any]] | None:
+    """The plan's inputs of each clip of :data:`AUDIO_SECONDS` in a prompt to ``m``, keyed by
+    its length in seconds (a string): :func:`~llm_arithmetic.estimate.prompt_with_images`'
+    values for that audio alone, the plan's audio inputs
+    (:data:`~llm_arithmetic.estimate.AUDIO_PLAN_INPUTS`) with the prompt tokens it adds
+    (``prompt_tokens``), its mel frames and tokens, and where Python warns (a clip past
+    Qwen2.5-Omni's 300 s), the warning's text (``warning``); None for a model whose audio
+    encoder is not modelled.
+
+    >>> from llm_arithmetic.catalog.model_catalog import CATALOG
+    >>> d = audio_data(CATALOG["qwen2.5-omni-7b"].model)
+    >>> d["120"]["audio_tokens"], d["600"]["audio_tokens"], "warning" in d["120"]
+    (3000, 7500, False)
+    >>> d["600"]["warning"][:60]
+    "audio_seconds: qwen2.5-omni-7b's processor keeps the first 3"
+    """
+    try:
+        audio_encoder(m)
+    except ConfigError:
+        return None
+    out = {}
+    for s in AUDIO_SECONDS:
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            _, _, a = prompt_with_images(m, None, None, None, audio_seconds=s)
+        plan = vision_plan_inputs(a)
+        record = {**{k: plan[k] for k in AUDIO_PLAN_INPUTS}, "prompt_tokens": a["prompt_tokens"],
+                  "audio_frames": a["audio_frames"], "audio_tokens": a["audio_tokens"]}
+        if said:
+            record["warning"] = "; ".join(str(w.message) for w in said)
+        out[str(s)] = record
+    return out
+
+
+def audio_tp_refused(m: Any) -> dict[str, str]:
+    """Python's refusal (:func:`~llm_arithmetic.estimate.audio_degrees`) of each
+    tensor-parallel degree ``m``'s layers allow and whose split of its audio encoder vLLM
+    refuses, keyed by the degree as a string, as :func:`images_tp_refused` gives the vision
+    tower's (which a video's prompt meets too).
+
+    >>> from llm_arithmetic.catalog.model_catalog import CATALOG
+    >>> sorted(audio_tp_refused(CATALOG["qwen3-omni-30b-a3b-instruct"].model), key=int)
+    ['8', '16', '32']
+    >>> audio_tp_refused(CATALOG["qwen2.5-omni-7b"].model)
+    {}
+    """
+    return _tp_refused(m, audio_degrees)
+
+
+def _media_fields(m: Any) -> dict[str, Any]:
+    """``video`` (:func:`video_data`) and ``audio`` (:func:`audio_data`, with
+    ``audio_tp_refused`` where its encoder refuses a degree the layers allow) for a model that
+    takes them; nothing for another. A video meets the vision tower's refusals,
+    ``images_tp_refused``."""
+    out = {}
+    video = video_data(m)
+    if video is not None:
+        out["video"] = video
+    audio = audio_data(m)
+    if audio is not None:
+        refused = audio_tp_refused(m)
+        out.update({"audio": audio, **({"audio_tp_refused": refused} if refused else {})})
     return out
 
 
@@ -372,6 +509,15 @@ def catalog_data() -> dict[str, Any]:
         # the tensor-parallel degrees the page offers (with images, a model's
         # ``images_tp_refused`` holds Python's refusal of those its vision tower refuses)
         "tp_menu": list(TP_MENU),
+        # the video clips and the audio clips the page offers (each model's inputs per clip:
+        # model_data's ``video`` and ``audio``), what images and a video sum, the keys of a
+        # clip's record that are the plan's inputs or not, and the families modelled
+        "video_menu": {"seconds": list(VIDEO_SECONDS), "fps": DEFAULT_VIDEO_FPS,
+                       "size": list(DEFAULT_VIDEO_SIZE), "summed": list(TOWER_SUMMED),
+                       "reported": list(VIDEO_REPORTED),
+                       "families": list(MODELLED_VIDEO_FAMILIES)},
+        "audio_menu": {"seconds": list(AUDIO_SECONDS), "plan": list(AUDIO_PLAN_INPUTS),
+                       "families": list(MODELLED_AUDIO_FAMILIES)},
     }
 
 

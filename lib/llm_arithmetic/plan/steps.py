@@ -1690,12 +1690,14 @@ FORECAST_STEPS: list[dict[str, Any]] = [
     f("expected_prefill_seconds_high", "forecast_end_time", "its interval's slow end",
       forecast_time="expected_prefill_seconds", interval_ratio="fp_low",
       step_time="prefill_seconds"),
-    op("expected_ttft_seconds", "add", "expected time to first token: the tower's bound, then "
-       "the prefill's forecast", plus=["expected_prefill_seconds", "vision_ttft_seconds"]),
+    # (the audio encoder's bound likewise, as forecast.expected adds both encoders' times)
+    op("expected_ttft_seconds", "add", "expected time to first token: the encoders' bounds, "
+       "then the prefill's forecast", plus=["expected_prefill_seconds", "vision_ttft_seconds",
+                                            "audio_ttft_seconds"]),
     op("expected_ttft_seconds_low", "add", "its interval's fast end",
-       plus=["expected_prefill_seconds_low", "vision_ttft_seconds"]),
+       plus=["expected_prefill_seconds_low", "vision_ttft_seconds", "audio_ttft_seconds"]),
     op("expected_ttft_seconds_high", "add", "its interval's slow end",
-       plus=["expected_prefill_seconds_high", "vision_ttft_seconds"]),
+       plus=["expected_prefill_seconds_high", "vision_ttft_seconds", "audio_ttft_seconds"]),
 ] + _forecast_of("fc_tpot", "tpot_seconds", "speculative_tpot_seconds",
                  "the TPOT bound") + [
     op("expected_tpot_seconds", "div", "expected time per output token",

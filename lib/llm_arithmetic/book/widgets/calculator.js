@@ -366,17 +366,105 @@ const Estimate = (function () {
     if (refused) throw new Error(refused);
   }
 
+  // estimate.video_inputs on the page: a video of `seconds` (one of the page's clips,
+  // CATALOG.video_menu, at its frame rate and size; those are estimate's defaults) in a prompt
+  // to m. The processors' rules are Python's: the export gives the plan's inputs of each clip
+  // (export.video_data), none scaled from another (Qwen3-VL's one pixel budget for the whole
+  // clip makes its tokens no multiple of the length). Returns the plan's inputs, the prompt
+  // tokens the video adds and the fields estimate() reports of it.
+  function videoInputs(m, seconds, fps, size) {
+    const menu = CATALOG.video_menu;
+    if (seconds === null || seconds === undefined) {
+      throw new Error("video_seconds must be given with video_fps or video_size (how long the "
+        + "prompt's video is)");
+    }
+    if (!m.video) {
+      throw new Error(`${m.name}: the page takes video for a model whose video rule is `
+        + `modelled (${menu.families.join(", ")})`);
+    }
+    const rate = fps === null || fps === undefined ? menu.fps : fps;
+    const [w, h] = size === null || size === undefined ? menu.size : size;
+    const one = m.video[String(seconds)];
+    if (!one || rate !== menu.fps || w !== menu.size[0] || h !== menu.size[1]) {
+      throw new Error(`video: ${seconds} s at ${rate} fps, ${w} x ${h} px is not among the `
+        + `page's clips (${menu.seconds.join(", ")} s at ${menu.fps} fps, ${menu.size[0]} x ${
+          menu.size[1]} px)`);
+    }
+    const plan = {};
+    for (const [k, v] of Object.entries(one)) {
+      if (k !== "prompt_tokens" && !menu.reported.includes(k)) plan[k] = v;
+    }
+    const fields = {video_seconds: seconds, video_fps: rate, video_size: [w, h],
+      video_tokens: one.video_tokens};
+    for (const k of menu.reported) fields[k] = one[k];
+    return {plan, prompt_tokens: one.prompt_tokens, fields};
+  }
+
+  // estimate.audio_inputs on the page: `seconds` of audio (one of the page's clips,
+  // CATALOG.audio_menu) in a prompt to m, from the plan's inputs the export gives per clip
+  // (export.audio_data), with Python's warning where it warns (a clip past Qwen2.5-Omni's
+  // 300 s, which its processor truncates)
+  function audioInputs(m, seconds) {
+    const menu = CATALOG.audio_menu;
+    if (!m.audio) {
+      throw new Error(`${m.name}: the page takes audio for a model whose audio encoder is `
+        + `modelled (${menu.families.join(", ")})`);
+    }
+    const one = m.audio[String(seconds)];
+    if (!one) {
+      throw new Error(`audio_seconds: ${seconds} s is not among the page's clips (${
+        menu.seconds.join(", ")} s)`);
+    }
+    const plan = Object.fromEntries(menu.plan.map((k) => [k, one[k]]));
+    return {plan, prompt_tokens: one.prompt_tokens, warning: one.warning ?? null,
+      fields: {audio_seconds: seconds, audio_frames: one.audio_frames,
+        audio_tokens: one.audio_tokens}};
+  }
+
+  // estimate.prompt_with_images: the images', the video's and the audio's inputs, in Python's
+  // order (its refusals too); where images and a video share the prompt, the tower's work over
+  // both (the menu's `summed`) is added and the other inputs are the video's after the
+  // images'. Null without any.
+  function mediaInputs(m, o) {
+    const given = (v) => v !== null && v !== undefined;
+    const image = given(o.images) || given(o.image_size)
+      ? imageInputs(m, o.images, o.image_size) : null;
+    const video = given(o.video_seconds) || given(o.video_fps) || given(o.video_size)
+      ? videoInputs(m, o.video_seconds, o.video_fps, o.video_size) : null;
+    const audio = given(o.audio_seconds) ? audioInputs(m, o.audio_seconds) : null;
+    if (!image && !video && !audio) return null;
+    const plan = {...(image ? image.plan : {}), ...(video ? video.plan : {})};
+    if (image && video) {
+      for (const k of CATALOG.video_menu.summed) {
+        if (k !== "prompt_tokens") plan[k] = image.plan[k] + video.plan[k];
+      }
+    }
+    const tokens = (image ? image.prompt_tokens : 0) + (video ? video.prompt_tokens : 0)
+      + (audio ? audio.prompt_tokens : 0);
+    return {plan: {...plan, ...(audio ? audio.plan : {})}, prompt_tokens: tokens, image, video,
+      audio, tower: !!(image || video)};
+  }
+
+  // estimate.audio_degrees, after the vision tower's (estimate.encoder_degrees): with audio, a
+  // tp whose split of the audio encoder vLLM refuses gets Python's refusal
+  // (export.audio_tp_refused)
+  function audioDegrees(m, tp) {
+    const refused = (m.audio_tp_refused || {})[String(tp)];
+    if (refused) throw new Error(refused);
+  }
+
   function evaluator(m, chip, opts) {
     let o = {weights: null, bits_kv: 16, context: 1, batch: 1, overhead: 0, tp: 1, ep: 1,
       pp: 1, prompt: null, generate: null, price_per_hour: null, power_watts: null,
       link_bandwidth: null, link_latency: null, overlap: true, allreduce: null,
       node_limit: null, dispatch_bits: null, runtime: null, images: null, image_size: null,
+      video_seconds: null, video_fps: null, video_size: null, audio_seconds: null,
       build_age: null, ...opts};
-    // estimate.prompt_with_images: the images' tokens join the prompt's text tokens (0 where
-    // none given), for the draft's workload too; the tower's inputs join the plan's
-    let vision = null;
-    if (o.images !== null || o.image_size !== null) {
-      vision = imageInputs(m, o.images, o.image_size);
+    // estimate.prompt_with_images: the images', the video's and the audio's tokens join the
+    // prompt's text tokens (0 where none given), for the draft's workload too; the tower's and
+    // the audio encoder's inputs join the plan's
+    const vision = mediaInputs(m, o);
+    if (vision) {
       const text = o.prompt === null || o.prompt === undefined ? 0 : count("prompt", o.prompt);
       o = {...o, prompt: text + vision.prompt_tokens};
     }
@@ -414,16 +502,25 @@ const Estimate = (function () {
       given_power: powerWatts, given_link_bandwidth: linkBw,
       context_limit: LIMITS.context, crossing_limit: CATALOG.crossing_limit};
     const spec = speculative(m, chip, o);
-    if (vision) visionDegrees(m, tp);
+    if (vision && vision.tower) visionDegrees(m, tp);
+    if (vision && vision.audio) audioDegrees(m, tp);
     const fc = forecastInputs(chip, o.runtime);
     const age = buildAge(o.build_age, o.runtime);
-    // the images' inputs, and the fields estimate() reports beside the plan's (None without)
-    const seen = vision ? {images: vision.plan.images, image_size: vision.image_size,
-      image_tokens_per_image: vision.plan.image_tokens_per_image,
-      vision_patches_per_image: vision.vision_patches_per_image,
-      vision_prefill_flops: vision.plan.vision_prefill_flops}
-      : {images: null, image_size: null, image_tokens_per_image: null,
-        vision_patches_per_image: null, vision_prefill_flops: null};
+    // the images', the video's and the audio's inputs, and the fields estimate() reports beside
+    // the plan's (None without); Python's warning of a truncated clip, the page's own key
+    const image = vision && vision.image;
+    const seen = {images: image ? image.plan.images : null,
+      image_size: image ? image.image_size : null,
+      image_tokens_per_image: image ? image.plan.image_tokens_per_image : null,
+      vision_patches_per_image: image ? image.vision_patches_per_image : null,
+      vision_prefill_flops: vision && vision.tower ? vision.plan.vision_prefill_flops : null,
+      video_seconds: null, video_fps: null, video_size: null, video_tokens: null,
+      ...Object.fromEntries(CATALOG.video_menu.reported.map((k) => [k, null])),
+      ...(vision && vision.video ? vision.video.fields : {}),
+      audio_seconds: null, audio_frames: null, audio_tokens: null, audio_prefill_flops: null,
+      ...(vision && vision.audio ? {...vision.audio.fields,
+        audio_prefill_flops: vision.audio.plan.audio_prefill_flops} : {}),
+      audio_warning: vision && vision.audio ? vision.audio.warning : null};
     return [Plan.base(m).child({...inputs, ...spec, ...fc, build_age: age,
       ...(vision ? vision.plan : {})}),
       {context, batch, tp, ep, pp, prompt,
@@ -523,5 +620,5 @@ const Estimate = (function () {
   }
 
   return {estimate, steps, frontier, computeChain, formatBits, tpAllowed, LIMITS, forecastCaveat,
-    fillTemplate, imageInputs};
+    fillTemplate, imageInputs, videoInputs, audioInputs};
 })();

@@ -520,10 +520,14 @@ const Plan = (function () {
       images: null, image_tokens_per_image: null, vision_prefill_flops: null, vision_params: null,
       vision_patches: null, d_vision: null, vision_layers: null, vision_mergers: null,
       vision_split_params: null, vision_whole_flops: null,
+      // a video's tokens (estimate.video_inputs; null: none. Estimate.videoInputs gives them
+      // with the tower's inputs from the exported inputs of the menu's clips, export.video_data)
+      video_tokens: null,
       // a cross-attention model's images (estimate.cross_image_inputs; the page offers none)
       image_states: null, cross_layers: null, cross_heads: null, cross_kv_heads: null,
       cross_d_head: null,
-      // audio in the prompt (estimate.audio_inputs; null: none, as the page takes no audio)
+      // audio in the prompt (estimate.audio_inputs; null: none. Estimate.audioInputs gives
+      // them from the exported inputs of the menu's clips, export.audio_data)
       audio_params: null, audio_prefill_flops: null, audio_rows: null, d_audio: null,
       audio_layers: null, audio_split_params: null, audio_whole_flops: null,
     };

@@ -219,7 +219,15 @@ const UI = (function () {
     image_tokens: {label: "image tokens in the prompt", unit: "tokens", exact: true,
       imaged: true},
     vision_prefill_seconds: {label: "vision tower time (in the time to first token)", unit: "ms",
-      scale: 1e-3, imaged: true},
+      scale: 1e-3, media: (e) => e.images != null || e.video_seconds != null},
+    // a video and audio in the prompt (estimate's video and audio keys; rows shown only with
+    // them)
+    video_tokens: {label: "video tokens in the prompt", unit: "tokens", exact: true,
+      media: (e) => e.video_seconds != null},
+    audio_tokens: {label: "audio tokens in the prompt", unit: "tokens", exact: true,
+      media: (e) => e.audio_seconds != null},
+    audio_prefill_seconds: {label: "audio encoder time (in the time to first token)", unit: "ms",
+      scale: 1e-3, media: (e) => e.audio_seconds != null},
   };
 
   function outputValue(key, e) {
@@ -253,6 +261,8 @@ const UI = (function () {
     if (row && o.drafted) row.hidden = !e || e.draft_len === null || e.draft_len === undefined;
     // an image's row without images: hidden too
     if (row && o.imaged) row.hidden = !e || e.images === null || e.images === undefined;
+    // a row of the video's, the audio's or the vision tower's without them: hidden too
+    if (row && o.media) row.hidden = !e || !o.media(e);
     if (!e) {
       node.textContent = "–";
       node.dataset.value = "";
@@ -386,7 +396,7 @@ const UI = (function () {
       batch: state.batch, tp: state.tp || 1, prompt: state.prompt ?? null,
       generate: state.generate ?? null, price_per_hour: state.price ?? null,
       runtime: state.runtime ?? null, ...speculationOptions(state), ...imageOptions(state, r),
-      ...r.custom, build_age: buildAge(state)};
+      ...mediaOptions(state, r), ...r.custom, build_age: buildAge(state)};
     try {
       return {...r, est: Estimate.estimate(r.model, r.chip, opts), opts};
     } catch (err) {
@@ -410,6 +420,16 @@ const UI = (function () {
     if (!state.images || !r.model || !r.model.images) return {};
     return {images: state.images,
       image_size: state.image_size ? state.image_size.split("x").map(Number) : null};
+  }
+
+  // estimate()'s video_seconds and audio_seconds for the state's choice (a clip of the
+  // menus; the video at the menu's frame rate and size, estimate's defaults): none where the
+  // state has none or the model takes none (the controls are hidden for it)
+  function mediaOptions(state, r) {
+    const o = {};
+    if (state.video && r.model && r.model.video) o.video_seconds = state.video;
+    if (state.audio && r.model && r.model.audio) o.audio_seconds = state.audio;
+    return o;
   }
 
   // estimate()'s speculative keywords for the state's choice: the model's MTP module (the named
@@ -836,6 +856,9 @@ const UI = (function () {
   // images in the prompt: how many (0 to the menu's most) and their size (the menu's), shown
   // only for a model whose tower's rule the export gives (CATALOG.image_menu)
   const IMAGES = ["images", "image_size"];
+  // a video and audio in the prompt: one clip of each menu (none: 0), shown only for a model
+  // whose video rule or audio encoder the export gives (CATALOG.video_menu, audio_menu)
+  const MEDIA = ["video", "audio"];
   const WIDGETS = {
     puzzle: {
       title: "A model on a chip: the bound on tokens per second",
@@ -884,15 +907,15 @@ const UI = (function () {
     },
     serving: {
       title: "Serving on a replica: the first token, each next one, and the frontier",
-      controls: ["model", "chip", "weights", "tp", "prompt", ...IMAGES, "generate", "batch",
-        "price", "runtime", ...SPECULATION],
+      controls: ["model", "chip", "weights", "tp", "prompt", ...IMAGES, ...MEDIA, "generate",
+        "batch", "price", "runtime", ...SPECULATION],
       show: ["ttft_seconds", "tpot_seconds", "tokens_per_second_per_user",
         "tokens_per_second_per_chip", "request_seconds", "allreduce_seconds_per_token",
         "cost_per_million_tokens", "fits_per_chip", "weight_bytes_per_chip",
         "speculative_tpot_seconds", "draft_cost",
         "draft_memory_bytes", "expected_ttft_seconds", "expected_tpot_seconds",
         "expected_tokens_per_second_per_chip", "image_tokens_per_image", "image_tokens",
-        "vision_prefill_seconds"],
+        "vision_prefill_seconds", "video_tokens", "audio_tokens", "audio_prefill_seconds"],
       plots: ["frontier"],
       defaults: {model: "llama-3-70b", chip: "h100-sxm", weights: "fp8", kv: "fp16",
         context: 2048, batch: 64, tp: 8, prompt: 2048, generate: 256, price: null},
@@ -921,6 +944,7 @@ const UI = (function () {
     if ("price" in d) o.price = d.price === "" ? null : Number(d.price);
     if ("images" in d) o.images = parseInt(d.images, 10);
     if ("image_size" in d) o.image_size = d.image_size;
+    for (const k of MEDIA) if (k in d) o[k] = parseInt(d[k], 10);
     // a serving control without a starting value: one chip, a 2,048-token prompt and 256
     // tokens after the first (the sizes of estimate()'s example)
     let controls = "controls" in d ? list(d.controls) : spec.controls;
@@ -933,7 +957,7 @@ const UI = (function () {
     const [w0, h0] = CATALOG.image_menu.default;
     const start = {tp: 1, prompt: 2048, generate: 256, price: null, runtime: null,
       speculation: null, draft_model: null, draft_cost: 0, ...DRAFT_START, images: 0,
-      image_size: `${w0}x${h0}`};
+      image_size: `${w0}x${h0}`, video: 0, audio: 0};
     for (const k of Object.keys(start)) {
       const shown = k in DRAFT_START || k.startsWith("draft_") ? controls.includes("speculation")
         : controls.includes(k);
@@ -1030,6 +1054,7 @@ const UI = (function () {
     let tpOffered = "";
     let specUI = null;  // speculation: the draft's select, its fields, what is offered
     const imageUI = {};  // images: each control's field and select
+    const mediaUI = {};  // a video and audio: each control's field and select
     let buildUI = null;  // the llama.cpp build: its field and select
 
     function refreshTp() {
@@ -1101,6 +1126,18 @@ const UI = (function () {
       }
     }
 
+    // the video and audio controls, each shown for a model that takes it (its clips
+    // exported: model.video, model.audio); for another, hidden, and none
+    function refreshMedia() {
+      const model = resolve(state).model;
+      for (const [k, ui] of Object.entries(mediaUI)) {
+        const offered = !!(model && model[k]);
+        if (!offered) state[k] = 0;
+        ui.field.hidden = !offered;
+        ui.sel.value = String(state[k]);
+      }
+    }
+
     // the llama.cpp build, shown where the forecast's runtime has a build drift (llama.cpp);
     // another runtime is for today's build
     function refreshBuild() {
@@ -1115,6 +1152,7 @@ const UI = (function () {
       if (buildUI) refreshBuild();
       if (specUI) refreshSpeculation();
       if (imageUI.images || imageUI.image_size) refreshImages();
+      if (mediaUI.video || mediaUI.audio) refreshMedia();
       const r = compute(state);
       el.dataset.state = JSON.stringify({model: state.model, chip: state.chip,
         weights: state.weights || null, kv: state.kv, context: state.context,
@@ -1129,12 +1167,15 @@ const UI = (function () {
         draft_model: state.speculation === "draft" ? state.draft_model : null,
         custom_model: state.model === "custom" ? state.customModel : null,
         custom_chip: state.chip === "custom" ? state.customChip : null,
-        images: state.images ?? null, image_size: state.image_size ?? null});
+        images: state.images ?? null, image_size: state.image_size ?? null,
+        video: state.video ?? null, audio: state.audio ?? null});
       const notes = [...r.problems];
       if (r.est && r.model.trained_context && state.context > r.model.trained_context) {
         notes.push(`${fmtExact(state.context)} tokens is beyond the ${fmtExact(
           r.model.trained_context)} the model was trained for.`);
       }
+      // Python's warning of a clip its processor truncates (Qwen2.5-Omni's audio past 300 s)
+      if (r.est && r.est.audio_warning) notes.push(r.est.audio_warning);
       // the prompt with its images' tokens, as the estimate takes it
       const requestTokens = ((r.est ? r.est.prompt : state.prompt) ?? 0)
         + (state.generate ?? 0);
@@ -1380,6 +1421,23 @@ const UI = (function () {
         controls.appendChild(f);
         sel.addEventListener("change", () => {
           state[c] = c === "images" ? Number(sel.value) : sel.value;
+          render();
+        });
+      } else if (MEDIA.includes(c)) {
+        // a video clip (its frames of the menu's size at its frame rate) or an audio clip in
+        // the prompt, from the menu (0: none)
+        const menu = c === "video" ? CATALOG.video_menu : CATALOG.audio_menu;
+        const length = (t) => (t < 60 ? `${t} s` : `${t / 60} min`);
+        const sel = h("select", {"data-control": c}, [[0, "none"],
+          ...menu.seconds.map((t) => [t, length(t)])].map(([v, text]) => h("option",
+          {value: v, text})));
+        sel.value = String(state[c]);
+        const f = field(c === "video" ? `video in the prompt (${menu.size[0]} x ${
+          menu.size[1]} px, ${menu.fps} frames a second)` : "audio in the prompt", sel);
+        mediaUI[c] = {field: f, sel};
+        controls.appendChild(f);
+        sel.addEventListener("change", () => {
+          state[c] = Number(sel.value);
           render();
         });
       } else if (c === "group") {
