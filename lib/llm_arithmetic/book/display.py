@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
@@ -437,14 +438,20 @@ def model_cell(model: Any) -> str:
 def family_cell(model: Any) -> str:
     """A table cell naming a model's family (its ``model_type``), breakable after each
     underscore (``<wbr>``, no character: a copy of the cell is the name) so that a long name
-    (``hunyuan_v1_moe``) wraps in a narrow column instead of widening the table.
+    (``hunyuan_v1_moe``) wraps in a narrow column instead of widening the table; a long name
+    written as one word (``granitemoehybrid``, over 12 letters) breaks before the words ``moe``
+    and ``hybrid`` inside it too.
 
     >>> from llm_arithmetic.catalog.model_catalog import CATALOG
     >>> family_cell(CATALOG["qwen3-30b-a3b"]), family_cell(CATALOG["llama-2-7b"])
     ('qwen3_<wbr>moe', 'llama')
+    >>> family_cell(CATALOG["granite-4.0-h-tiny"])
+    'granite<wbr>moe<wbr>hybrid'
     """
     m = getattr(model, "model", model)
-    return escape(m.family).replace("_", "_<wbr>")
+    parts = [re.sub(r"(?<=.)(moe|hybrid)", r"<wbr>\1", part) if len(part) > 12 else part
+             for part in escape(m.family).split("_")]
+    return "_<wbr>".join(parts)
 
 
 def stack_lines(model: Any, width: int = 36) -> list[str]:
