@@ -229,7 +229,7 @@ def forecast_error() -> bool:
             for i in range(0, len(cells), 4)))
     print("\nreserved rows as served, by source (rows  MAPE  within 20%  80% coverage)")
     for source, e in reserved_errors_by_source().items():
-        print(f"{source:<62} | {e['rows']:>4} {e['mape']:>6.1%} {e['within_20pct']:>6.0%} "
+        print(f"{source:<62} | {e['rows']:>4} {e['mape']:>6.1%} {e['within_20pct']:>6.1%} "
               f"{e['coverage']:>6.0%}")
     served = table["all"]["reserved_validation"]
     by_rt = load_params()["errors_by_runtime"]["reserved_validation"]

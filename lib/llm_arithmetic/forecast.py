@@ -1561,7 +1561,7 @@ TARGETS = (("mape", lambda v: v <= 0.10, "at most 10%"),
 
 #: The statistics of a kind of error, as :func:`error_table_rows` prints them.
 _CELLS = {"rows": lambda e, d: str(e["rows"]), "mape": lambda e, d: f"{e['mape']:.{d}%}",
-          "within_20pct": lambda e, d: f"{e['within_20pct']:.0%}",
+          "within_20pct": lambda e, d: f"{e['within_20pct']:.{d}%}",
           "coverage": lambda e, d: f"{e['coverage']:.0%}"}
 
 
@@ -1575,8 +1575,9 @@ def error_table_rows(table: dict[str, dict[str, Any]] | None = None,
 
     ``columns``: (kind, statistic) pairs to show instead, e.g. ``("reserved_validation",
     "coverage")``, or ``(kind, "mape", digits)`` for a column's own decimals. ``digits``:
-    decimals of the mean error (the shares are whole percents; chapter 17 gives the reserved
-    rows' mean error one decimal, so 9.5% does not print as the 10% target it sits under).
+    decimals of the mean error and of the share within 20% (the coverage is a whole percent;
+    one decimal by default, so that 9.5% does not print as the 10% target it sits under, nor
+    89.7% within 20% as the 90% target it falls short of).
     ``book``: each regime named as the book names it (:func:`regime_label`, ", " between the
     parts, the batch of 1 left out, the older llama.cpp CUDA builds' runtime in words; the
     pooled :data:`OTHER_REGIME` as "N other regimes").
