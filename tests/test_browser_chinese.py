@@ -163,6 +163,7 @@ def test_chinese_widget_fallback_line(page_path, site, widget_page):  # noqa: F8
     words = json.loads((REPO / "locale" / "zh_CN" / "widgets.json").read_text(encoding="utf8"))
     page = widget_page
     page.route("**/_static/llm-arithmetic/widgets.js", lambda route: route.abort())
+    skip_what_the_lines_do_not_need(page)
     shown = {}
     for edition in ("", ZH):
         page.goto(urljoin(site, edition + page_path), wait_until="load")
@@ -172,6 +173,19 @@ def test_chinese_widget_fallback_line(page_path, site, widget_page):  # noqa: F8
     n = sum(p == page_path for p, _ in WIDGET_PAGES)
     assert shown[""] == [(WIDGET_FALLBACK, True)] * n, shown[""]
     assert shown[ZH] == [(words[WIDGET_FALLBACK], True)] * n, shown[ZH]
+
+
+#: What a page loads that neither the widgets' fallback line nor their failure line depends on
+#: (the line's text and its visibility: HTML, the stylesheets and, for the failure,
+#: widgets.js): MathJax's typesetting, the search index, the figures, the icons' script (1.5 MB,
+#: which rewrites the page's icons). Refused, each load of the two tests below costs about half.
+NOT_NEEDED_FOR_THE_LINES = ("**/_static/mathjax/**", "**/searchindex.js", "**/*.png",
+                            "**/_static/scripts/fontawesome.js*")
+
+
+def skip_what_the_lines_do_not_need(page) -> None:
+    for pattern in NOT_NEEDED_FOR_THE_LINES:
+        page.route(pattern, lambda route: route.abort())
 
 
 #: The words ui.js's mountAll shows before the error's message when a widget fails to mount.
@@ -192,6 +206,7 @@ def test_chinese_widget_failure_line(site, widget_page):  # noqa: F811
                                         'data-llm-widget="', 1), content_type="text/html")
 
     page.route(f"**/{page_path}", break_the_widget)
+    skip_what_the_lines_do_not_need(page)
     for edition, lead in (("", WIDGET_FAILED), (ZH, words[WIDGET_FAILED])):
         page.errors.clear()
         page.goto(urljoin(site, edition + page_path), wait_until="load")

@@ -287,14 +287,8 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
                                 f"Python's sweep {t * 1e3} ms")
                 break
     if "forecast-band" in r["curves"]:
-        from llm_arithmetic.forecast import forecast
-
-        m, kw = python_arguments(state)
         for b, tpot, per_chip in r["curves"]["forecast-band"]:
-            with _warnings.catch_warnings():
-                _warnings.simplefilter("ignore")
-                f = forecast(m, runtime=state.get("runtime"), build_date=build_date(state),
-                             **{**kw, "batch": b})
+            f = _band_forecast(state, b)
             if not all(_math.isclose(a, c, rel_tol=1e-9) for a, c in zip(
                     tpot + per_chip, f["expected_tpot_seconds_range"]
                     + f["expected_tokens_per_second_per_chip_range"])):
@@ -303,13 +297,7 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
                                 f"{f['expected_tokens_per_second_per_chip_range']}")
                 break
     if "frontier" in r["curves"]:
-        from llm_arithmetic.estimate import frontier
-
-        m, kw = python_arguments(state)
-        kw.pop("batch")
-        with _warnings.catch_warnings():
-            _warnings.simplefilter("ignore")
-            pts = frontier(m, **kw)
+        pts = _frontier(state)
         got = r["curves"]["frontier"]  # [batch, per user, per chip, fits]
         if [g[0] for g in got] != [p["batch"] for p in pts]:
             problems.append(f"{where}: the frontier's batches are {[g[0] for g in got]}, "
@@ -323,6 +311,45 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
                                 f"{[p[k] for k in keys]}")
                 break
     return problems
+
+
+#: Python's forecast at one batch of a widget's band and its frontier, by the state without
+#: its batch (which neither reads: the band's batch is its own, the frontier sweeps them) and
+#: the band's batch: a check after a move that changes neither (the batch itself, or nothing
+#: they read) takes them from here, as do the checks of another page with that state (the
+#: serving calculator's band is ~500 forecasts a follow, a sixth of them repeated).
+_FORECASTS: dict[tuple[str, int], dict] = {}
+_FRONTIERS: dict[str, list] = {}
+
+
+def _without_batch(state) -> str:
+    return _json.dumps({**state, "batch": None}, sort_keys=True)
+
+
+def _band_forecast(state, batch) -> dict:
+    key = (_without_batch(state), batch)
+    if key not in _FORECASTS:
+        from llm_arithmetic.forecast import forecast
+
+        m, kw = python_arguments(state)
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore")
+            _FORECASTS[key] = forecast(m, runtime=state.get("runtime"),
+                                       build_date=build_date(state), **{**kw, "batch": batch})
+    return _FORECASTS[key]
+
+
+def _frontier(state) -> list:
+    key = _without_batch(state)
+    if key not in _FRONTIERS:
+        from llm_arithmetic.estimate import frontier
+
+        m, kw = python_arguments(state)
+        kw.pop("batch")
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore")
+            _FRONTIERS[key] = frontier(m, **kw)
+    return _FRONTIERS[key]
 
 
 @pytest.fixture(scope="module")
