@@ -1889,7 +1889,7 @@ def video_inputs(model: Model, seconds: Any, fps: Any = None, size: Any = None
     """
     from .catalog.images import image_tower
     from .catalog.video import (DEFAULT_VIDEO_FPS, DEFAULT_VIDEO_SIZE, VIDEO_SECONDS_LIMIT,
-                                VIDEO_SOURCE_FPS, video_tower, video_work)
+                                VIDEO_SOURCE_FPS, video_frames, video_tower, video_work)
 
     if seconds is None:
         raise InputError("video_seconds must be given with video_fps or video_size (how long "
@@ -1900,11 +1900,14 @@ def video_inputs(model: Model, seconds: Any, fps: Any = None, size: Any = None
     w, h = _size_pair("video_size", DEFAULT_VIDEO_SIZE if size is None else size)
     rule = video_tower(model)
     tower, _ = image_tower(model)
-    try:
+    try:  # too few frames for the processor: the length's fault
+        video_frames(rule.video, seconds, fps)
+    except ConfigError as err:
+        raise InputError(f"video_seconds: {err}") from None
+    try:  # what else the processor refuses is the frames' size
         work = video_work(rule, seconds, fps, w, h)
-    except ConfigError as err:  # named by the input at fault: the frames' size, else the length
-        raise InputError(f"{'video_size' if ' px' in str(err) else 'video_seconds'}: "
-                         f"{str(err).replace('image ', 'a frame of ', 1)}") from None
+    except ConfigError as err:
+        raise InputError(f"video_size: {err}") from None
     # the tower runs each temporal patch (two frames) as one image of the resized frame size
     return {"video_seconds": seconds, "video_fps": fps, "video_size": (w, h),
             "video_frames": work.frames, "video_tokens": work.tokens,

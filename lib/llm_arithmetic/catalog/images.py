@@ -137,16 +137,17 @@ class ImageWork:
 
 
 def smart_resize(height: int, width: int, factor: int, min_pixels: int,
-                 max_pixels: int) -> tuple[int, int]:
+                 max_pixels: int, what: str = "image") -> tuple[int, int]:
     """(height, width) as Qwen2-VL's processor resizes an image: transformers 5.24.0
     ``models/qwen2_vl/image_processing_qwen2_vl.py`` ``smart_resize``, the same arithmetic
-    (Python's ``round``, half to even).
+    (Python's ``round``, half to even); an aspect ratio over 200 is refused (``what`` names the
+    input in the message: a video's frame).
 
     >>> smart_resize(700, 1000, 28, 56 * 56, 28 * 28 * 1280)
     (700, 1008)
     """
     if max(height, width) / min(height, width) > 200:
-        raise ConfigError(f"image {width} x {height} px: the aspect ratio must be under 200 "
+        raise ConfigError(f"{what} {width} x {height} px: the aspect ratio must be under 200 "
                           "(the processor refuses it)")
     h_bar = round(height / factor) * factor
     w_bar = round(width / factor) * factor

@@ -131,7 +131,8 @@ def video_resize(rule: ImageRule, frames: int, height: int, width: int) -> tuple
     """
     f = rule.patch * rule.merge
     if rule.video == "qwen2_vl":
-        return smart_resize(height, width, f, rule.video_min_pixels, rule.video_max_pixels)
+        return smart_resize(height, width, f, rule.video_min_pixels, rule.video_max_pixels,
+                            what="a frame of")
     height, width = scaled_up(height, width, f, "video")
     t = rule.temporal_patch
     h_bar, w_bar = round(height / f) * f, round(width / f) * f
