@@ -163,11 +163,12 @@ def _forecaster(m: Any, runtime: str | None, build_date: Any = None) -> Any:
            n_chips: int) -> tuple[float, np.ndarray, np.ndarray]:
         cls = F.chip_class_of(chip)
         n = ev.get("spec_tokens_per_step") or 1
-        # the prefill fit was fitted on text prompts: it forecasts the prefill alone, and the
-        # vision tower's bound time is added as it is (as forecast.expected and the plan do)
-        tower = (ev.get("vision_ttft_seconds") or 0) + (ev.get("audio_ttft_seconds") or 0)
-        first = F.predict_seconds(p[pre], t_first - tower, cls, pre_rt or "*",
-                                  m.n_layers) + tower
+        # the prefill fit was fitted on text prompts: it forecasts the plan's prefill alone, and
+        # what else the TTFT holds (the encoders' bound times) is added as it is (as
+        # forecast.expected and the plan do)
+        prefill = ev.get("prefill_seconds")
+        first = F.predict_seconds(p[pre], prefill, cls, pre_rt or "*",
+                                  m.n_layers) + (t_first - prefill)
         # the per-layer term of a speculative step counts the drafts' blocks too, as
         # forecast.expected and the plan's fc_layers do
         layers = ev.get("fc_layers")
