@@ -342,7 +342,7 @@ def _band_forecast(state, batch) -> dict:
 def _frontier(state) -> list:
     key = _without_batch(state)
     if key not in _FRONTIERS:
-        from llm_arithmetic.estimate import frontier
+        from llm_arithmetic.sweeps import frontier
 
         m, kw = python_arguments(state)
         kw.pop("batch")

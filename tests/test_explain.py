@@ -65,7 +65,7 @@ def test_equation_gives_the_printed_value(est, key):
 
 
 def test_forecast_matches_describe(est):
-    from llm_arithmetic.estimate import resolve_model
+    from llm_arithmetic.arguments import resolve_model
     from llm_arithmetic.forecast import expected
 
     for rt in (None, "llama.cpp"):

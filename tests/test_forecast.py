@@ -784,7 +784,7 @@ def test_a_row_at_nominal_bits_takes_the_rules_file_and_other_formats_their_bits
     parts; the unsloth gpt-oss GGUF (experts as shipped) is no file type of the rules."""
     from llm_arithmetic import estimate, get_model
     from llm_arithmetic.catalog.formats import mix_bits, mix_parts
-    from llm_arithmetic.estimate import weight_inputs
+    from llm_arithmetic.weights import weight_inputs
 
     for key, gib in (("mixtral-8x7b", 24.62), ("llama-2-7b", 3.56)):
         m = get_model(key)

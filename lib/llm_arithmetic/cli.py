@@ -578,7 +578,7 @@ def _draft_cost(text: str) -> float:
 def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
     """Speculative decoding: the bounds and the forecast of a speculative step over the tokens
     it yields (chapter 13)."""
-    from .estimate import SPECULATIVE_WORKLOADS
+    from .speculative import SPECULATIVE_WORKLOADS
 
     s = d.add_argument_group("speculative decoding")
     s.add_argument("--speculation", choices=sorted(SPECULATIVE_WORKLOADS),
@@ -795,7 +795,7 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
 def _image_kwargs(ns: argparse.Namespace, m: Any) -> dict[str, Any]:
     """estimate()'s ``images`` and ``image_size``, and the cache's context where --context is not
     given: the prompt's text tokens (--prompt, else none) and the images'."""
-    from .estimate import prompt_with_images
+    from .media import prompt_with_images
 
     kw: dict[str, Any] = {"images": ns.images, "image_size": ns.image_size,
                           **{k: getattr(ns, k) for k in VIDEO_OPTIONS},
@@ -926,7 +926,8 @@ def _resolve_build(ns: argparse.Namespace, params: dict[str, Any] | None = None,
 
 
 def _describe(ns: argparse.Namespace) -> int:
-    from .estimate import estimate, resolve_model
+    from .arguments import resolve_model
+    from .estimate import estimate
     from .forecast import expected, load_params
 
     params = load_params()  # the stored fit, read once for the runtime's name and the forecast
@@ -1190,7 +1191,8 @@ def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
 
 
 def _frontier(ns: argparse.Namespace) -> int:
-    from .estimate import estimate, frontier
+    from .estimate import estimate
+    from .sweeps import frontier
 
     if ns.context is not None and ns.prompt is not None:
         # the curve is of times per output token, at the request's mean decode context: a
@@ -1260,7 +1262,7 @@ def _plan(ns: argparse.Namespace) -> int:
                                         "draft") if getattr(ns, k, None) is not None}
     _check_image_arguments(ns)
     if ns.video_seconds is not None or ns.audio_seconds is not None:
-        from .estimate import resolve_model
+        from .arguments import resolve_model
 
         _check_image_arguments(ns, resolve_model(ns.model))
     with _warnings_printed():

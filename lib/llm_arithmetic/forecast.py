@@ -210,7 +210,7 @@ class Row:
 
 
 #: Weight formats of the data that name a llama.cpp file type with a type of its own for the
-#: routed experts (:func:`~llm_arithmetic.estimate.weight_inputs`): a gpt-oss GGUF's routed experts
+#: routed experts (:func:`~llm_arithmetic.weights.weight_inputs`): a gpt-oss GGUF's routed experts
 #: are MXFP4 and every other matrix Q8_0, so a decode step reads 5.7 bits per weight where the
 #: file's mean is 4.6. Its row's bound counts every part at its types in the file (the routers
 #: and 1-D tensors F32), as served.
@@ -222,7 +222,7 @@ def row_weights(model_key: str, weight_format: str, bits_per_weight: float) -> d
     parts are counted apart, ``native_bits_default``, ``_experts`` and ``_unread``) [bit]:
 
     - a format of :data:`FILE_TYPES` (``MXFP4``): the file type's parts, each at its types in
-      the file, as served (:func:`~llm_arithmetic.estimate.weight_inputs`);
+      the file, as served (:func:`~llm_arithmetic.weights.weight_inputs`);
     - any other llama.cpp file type that :mod:`~llm_arithmetic.catalog.formats` models for the
       model (``Q4_K_M``, ``Q4_0``, ``Q8_0``, ``Q6_K`` ...): the file split in the proportions
       llama.cpp's rules give (:func:`~llm_arithmetic.catalog.formats.mix_parts`: the embedding
@@ -250,7 +250,7 @@ def row_weights(model_key: str, weight_format: str, bits_per_weight: float) -> d
     """
     from .catalog.formats import BITS_PER_WEIGHT, FILE_TYPE_PREFIX, MIXES, mix_bits
     from .catalog.formats import bits_per_weight as exact_bits
-    from .estimate import weight_inputs
+    from .weights import weight_inputs
 
     m = get_model(model_key)
     if weight_format in FILE_TYPES:
@@ -275,7 +275,9 @@ def _bound_seconds(model_key: str, weights: dict[str, Any], bits_kv: int, contex
     """The memory-time bound of one decode step of one sequence for the plan's weight inputs
     ``weights`` (:func:`row_weights`) [s]: :func:`~llm_arithmetic.estimate.estimate`'s, with
     the weights' parts given as the plan's inputs."""
-    from .estimate import chip_inputs, plan_inputs, resolve_model
+    from .arguments import resolve_model
+    from .estimate import plan_inputs
+    from .layout import chip_inputs
 
     m = resolve_model(model_key)
     g = plan_inputs(m, bits_weight=16, bits_kv=bits_kv, context=max(1, context or 0), batch=1,
@@ -381,7 +383,9 @@ def _prefill_bound(model_key: str, chip: Any, weights: dict[str, Any], fmt: str,
     with the format's record beside the file's bits or parts (``estimate`` takes a format or
     bits, not both) [s], and the weights' precision."""
     from .catalog.format_compute import plan_format
-    from .estimate import chip_inputs, plan_inputs, resolve_model
+    from .arguments import resolve_model
+    from .estimate import plan_inputs
+    from .layout import chip_inputs
 
     m = resolve_model(model_key)
     g = plan_inputs(m, bits_weight=16, bits_kv=bits_kv, context=prompt, prompt=prompt)
@@ -1812,7 +1816,7 @@ def forecast(model: Any, *, runtime: str | None = None, build_date: Any = None,
     >>> d["expected_ttft_seconds"] >= d["ttft_seconds"]
     True
     """
-    from .estimate import resolve_model
+    from .arguments import resolve_model
 
     m = resolve_model(model)
     e = estimate(m, **kwargs)
