@@ -202,7 +202,7 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
             if k == "kv_cache_bytes_per_token" and want.get("kv_cache_bytes") is not None:
                 from types import SimpleNamespace
 
-                from llm_arithmetic.cli import _per_token
+                from llm_arithmetic.cli.tables import _per_token
                 from llm_arithmetic.plan.stack import KV_PER_TOKEN_MEAN
 
                 said = _per_token(SimpleNamespace(**want))

@@ -357,13 +357,13 @@ def test_page_counts_phi4flash_with_yocos_prefill_as_python_does(page):
 def test_the_calculators_say_what_describe_says_of_a_cache_not_proportional_to_the_context(
         page):
     """DeepSeek-V4-Flash in the estimate widget: where describe prints, for the cache per
-    token, the mean at the context asked (cli._per_token, from plan.stack.KV_PER_TOKEN_MEAN),
+    token, the mean at the context asked (cli.tables._per_token, from plan.stack.KV_PER_TOKEN_MEAN),
     the page prints the same sentence from the same template (exported with the catalog), its
     template and arguments on the output for a translated edition; a model with a figure per
     token keeps its number."""
     from types import SimpleNamespace
 
-    from llm_arithmetic.cli import _per_token
+    from llm_arithmetic.cli.tables import _per_token
     from llm_arithmetic.plan.stack import KV_PER_TOKEN_MEAN
 
     assert page.evaluate("window.LLMArithmetic.catalog.templates")["kv_per_token_mean"] == (
@@ -394,7 +394,7 @@ def test_the_calculators_say_what_describe_says_of_a_cache_not_proportional_to_t
 def test_the_calculators_name_compressed_attentions_rows_as_describe_does(page):
     """Where describe labels the attended rows of DeepSeek-V4's compressed attention "attended
     rows (window, compressed)" and splits the mean into window tokens and compressed entries
-    (cli._attended_row), the page's attended_context output says the same, from the same
+    (cli.tables._attended_row), the page's attended_context output says the same, from the same
     templates (exported with the catalog; template and arguments on the output for a
     translated edition), its number still in data-value; a model without compressed
     attention keeps "cached positions a step reads per layer" and its tokens, and the label
@@ -402,7 +402,7 @@ def test_the_calculators_name_compressed_attentions_rows_as_describe_does(page):
     from types import SimpleNamespace
 
     from llm_arithmetic.catalog.model_catalog import get_model
-    from llm_arithmetic.cli import _attended_row
+    from llm_arithmetic.cli.tables import _attended_row
     from llm_arithmetic.plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT
 
     templates = page.evaluate("window.LLMArithmetic.catalog.templates")
