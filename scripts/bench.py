@@ -216,9 +216,10 @@ def plan_search() -> tuple[float, float]:
 
 def forecast_error() -> bool:
     """Item 7: the table of the forecast's error by regime, then the targets; True if all met."""
-    from llm_arithmetic.forecast import (ERROR_KINDS, TARGETS, error_by_regime,
-                                         error_table_rows, load_params,
-                                         reserved_errors_by_source)
+    from llm_arithmetic.forecast import load_params
+    from llm_arithmetic.forecast_validation import (ERROR_KINDS, TARGETS, error_by_regime,
+                                                    error_table_rows,
+                                                    reserved_errors_by_source)
 
     table = error_by_regime()
     print("\nforecast error, batch-1 decode (rows  MAPE  within 20%  80% coverage)")

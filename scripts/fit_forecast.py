@@ -28,9 +28,9 @@ import sys
 
 import numpy as np
 
-from llm_arithmetic.forecast import (MODELS, PARAMS_PATH, build_params, cross_validate,
-                                     decode_fit_rows, prefill_fit_rows, with_builds,
-                                     with_kernels)
+from llm_arithmetic.forecast import (MODELS, PARAMS_PATH, cross_validate, decode_fit_rows,
+                                     prefill_fit_rows, with_builds, with_kernels)
+from llm_arithmetic.forecast_validation import build_params
 
 OLD = {"k": "class|runtime", "tau_s": "runtime", "lambda_s_per_layer": "runtime"}
 NAMED = {**OLD, "delta": "class", "lambda_s_per_layer": "runtime|class"}

@@ -142,7 +142,8 @@ def test_a_clip_beyond_qwen25_omnis_cap_warns_that_the_rest_is_dropped():
     itself, and Qwen3-Omni (no truncation), do not warn."""
     import warnings
 
-    from llm_arithmetic.estimate import ContextWarning, audio_inputs
+    from llm_arithmetic.arguments import ContextWarning
+    from llm_arithmetic.media import audio_inputs
 
     omni = get_model("qwen2.5-omni-7b")
     with pytest.warns(ContextWarning, match=r"keeps the first 300 s .* the 400 s"):

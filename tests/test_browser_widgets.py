@@ -202,7 +202,7 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
             if k == "kv_cache_bytes_per_token" and want.get("kv_cache_bytes") is not None:
                 from types import SimpleNamespace
 
-                from llm_arithmetic.cli import _per_token
+                from llm_arithmetic.cli.tables import _per_token
                 from llm_arithmetic.plan.stack import KV_PER_TOKEN_MEAN
 
                 said = _per_token(SimpleNamespace(**want))
@@ -342,7 +342,7 @@ def _band_forecast(state, batch) -> dict:
 def _frontier(state) -> list:
     key = _without_batch(state)
     if key not in _FRONTIERS:
-        from llm_arithmetic.estimate import frontier
+        from llm_arithmetic.sweeps import frontier
 
         m, kw = python_arguments(state)
         kw.pop("batch")

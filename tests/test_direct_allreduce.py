@@ -211,7 +211,7 @@ def test_the_command_line_offers_every_algorithm():
     import argparse
 
     from llm_arithmetic.cli import _add_comm_options
-    from llm_arithmetic.estimate import ALLREDUCE_ALGORITHMS
+    from llm_arithmetic.layout import ALLREDUCE_ALGORITHMS
 
     parser = argparse.ArgumentParser()
     _add_comm_options(parser)

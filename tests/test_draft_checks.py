@@ -28,7 +28,8 @@ import pytest
 from llm_arithmetic.core.errors import InputError
 from llm_arithmetic.deploy import search
 from llm_arithmetic.engine import engine_view
-from llm_arithmetic.estimate import DraftWarning, estimate
+from llm_arithmetic.estimate import estimate
+from llm_arithmetic.speculative import DraftWarning
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "lib" / "llm_arithmetic" / "catalog" / "data" / "models"

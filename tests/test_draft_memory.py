@@ -205,7 +205,7 @@ def test_step_37s_own_heads_are_shared_as_vllm_loads_them():
     lm_head (llm_base_proposer.py, above), so the module holds 3 x 128,896 x 4,096 fewer
     parameters than it stores: at fp8, as many bytes fewer than before."""
     from llm_arithmetic import get_model
-    from llm_arithmetic.estimate import draft_memory_inputs
+    from llm_arithmetic.speculative import draft_memory_inputs
 
     m = get_model("step-3.7-flash")
     held = draft_memory_inputs(m, module=True)
@@ -306,7 +306,8 @@ def test_a_file_type_the_module_follows():
     """A llama.cpp file type asked for DeepSeek-V3 gives each part its bits; the module's parts
     take the file's, not the checkpoint's fp8."""
     from llm_arithmetic import get_model
-    from llm_arithmetic.estimate import draft_memory_inputs, weight_inputs
+    from llm_arithmetic.speculative import draft_memory_inputs
+    from llm_arithmetic.weights import weight_inputs
 
     m = get_model("deepseek-v3")
     held = draft_memory_inputs(m, module=True)
@@ -399,7 +400,8 @@ def test_plan_says_which_layouts_the_draft_excluded(capsys):
 def _module_bytes(m):
     """The module's bytes as the plan holds them: its parameters outside its own tables at the
     checkpoint's bits for the module (``native_bits`` "draft", "draft_experts") [B]."""
-    from llm_arithmetic.estimate import draft_memory_inputs, weight_inputs
+    from llm_arithmetic.speculative import draft_memory_inputs
+    from llm_arithmetic.weights import weight_inputs
 
     return m.evaluate("draft_module_bytes", **draft_memory_inputs(m, module=True),
                       **weight_inputs(m), pp=1)

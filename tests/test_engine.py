@@ -297,7 +297,7 @@ def test_gated_deltanet_state_dtype_from_the_reader(tmp_path):
 @pytest.mark.parametrize("bad", ["float8", 32, ["float32"]])
 def test_bad_state_dtype_names_the_field(tmp_path, path, scope, key, bad):
     from llm_arithmetic.core.errors import ConfigError
-    from llm_arithmetic.estimate import resolve_model
+    from llm_arithmetic.arguments import resolve_model
 
     with pytest.raises(ConfigError, match=f"field '{key}' must be one of float32") as err:
         resolve_model(_altered(tmp_path, path, scope, key, bad))

@@ -326,7 +326,8 @@ def test_plan_inputs_are_what_estimate_evaluates(kw):
     """estimate.plan_inputs (public: forecast's prefill bound and deploy's search evaluate the
     plan from it) with the chip's inputs gives the estimate's own figures, and rejects a bad
     argument with the estimate's message."""
-    from llm_arithmetic.estimate import chip_inputs, plan_inputs
+    from llm_arithmetic.estimate import plan_inputs
+    from llm_arithmetic.layout import chip_inputs
 
     m, h = get_model("llama-3-70b" if "tp" in kw else "llama-3.1-8b"), get_hardware("h100-sxm")
     e = estimate(m, hardware=h, **kw)

@@ -65,7 +65,7 @@ def test_equation_gives_the_printed_value(est, key):
 
 
 def test_forecast_matches_describe(est):
-    from llm_arithmetic.estimate import resolve_model
+    from llm_arithmetic.arguments import resolve_model
     from llm_arithmetic.forecast import expected
 
     for rt in (None, "llama.cpp"):
@@ -124,7 +124,7 @@ def test_cli_unknown_key_exits_2(capsys):
 
 
 def test_cli_all_covers_the_table(capsys):
-    from llm_arithmetic.cli import ROW_KEYS, _row_label, _table_rows
+    from llm_arithmetic.cli.tables import ROW_KEYS, _row_label, table_rows
 
     args = ["llama-2-7b", "--hardware", "h100-sxm", "--prompt", "512", "--tp", "2",
             "--price-per-hour", "2", "--runtime", "llama.cpp"]
@@ -134,7 +134,7 @@ def test_cli_all_covers_the_table(capsys):
                  price_per_hour=2)
     inputs = {"model", "hardware", "context x batch", "replica", "all-reduce",
               "prompt, generated"}
-    for label, _ in _table_rows(e, serving=True):
+    for label, _ in table_rows(e, serving=True):
         key = ROW_KEYS.get(_row_label(label))
         assert key is not None or label in inputs, label
         if key is not None and getattr(e, key) is not None:
@@ -150,11 +150,11 @@ def test_cli_all_covers_the_table(capsys):
 def test_every_printed_key_recomputes(args):
     """Every quantity ``--explain all`` shows, on a mixture over 8 chips and on a model with
     windowed layers: its equation on its listed values gives its value."""
-    from llm_arithmetic.cli import _printed_keys
+    from llm_arithmetic.cli.tables import printed_keys
     from llm_arithmetic.forecast import expected
 
     e = estimate(**args)
-    keys = _printed_keys(e, expected(e, 1), serving="tp" in args)
+    keys = printed_keys(e, expected(e, 1), serving="tp" in args)
     assert len(keys) > 20
     for key in keys:
         x = explain(e, key)
@@ -265,7 +265,7 @@ def test_engine_rows_recompute(args):
 
 
 def test_cli_all_covers_the_engine_table(capsys):
-    from llm_arithmetic.cli import ENGINE_ROW_KEYS
+    from llm_arithmetic.cli.tables import ENGINE_ROW_KEYS
 
     rc, out, _ = _run(capsys, "qwen3-1.7b", "--hardware", "h100-sxm", "--engine", "vllm",
                       "--gpu-memory-utilization", "0.9", "--max-model-len", "32768",

@@ -37,7 +37,7 @@ from llm_arithmetic.catalog.formats import (BITS_PER_WEIGHT, MIXES, bits_per_wei
 from llm_arithmetic.cli import main
 from llm_arithmetic.core.errors import InputError
 from llm_arithmetic.deploy import search
-from llm_arithmetic.estimate import block_format_note
+from llm_arithmetic.weights import block_format_note
 
 #: LLAMA_FTYPE_MOSTLY_* names of the file types the catalog models (llama.h, llama-quant.cpp).
 LLAMA_H_FTYPES = {"LLAMA_FTYPE_MOSTLY_Q4_0", "LLAMA_FTYPE_MOSTLY_Q8_0", "LLAMA_FTYPE_MOSTLY_Q2_K",

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from llm_arithmetic import forecast as F
+from llm_arithmetic import forecast_validation as V
 from llm_arithmetic.core.errors import InputError
 from llm_arithmetic.lab import measurements as M
 
@@ -127,7 +128,7 @@ def test_errors_are_reported_for_the_reserved_rows():
 def test_reserved_ratios_are_the_rows_of_the_stored_reserved_error():
     """The served ratios of the reserved rows give back the error the fit script stored for
     them (errors_as_served): same rows, same mean error, same share within 20%."""
-    q = np.array([x for _, x in F.reserved_ratios(PARAMS)])
+    q = np.array([x for _, x in V.reserved_ratios(PARAMS)])
     stored = PARAMS["errors_as_served"]["reserved_validation"]
     err = np.abs(1 / q - 1)
     assert q.size == stored["rows"] == len(VAL)
@@ -150,7 +151,7 @@ def test_intervals_come_from_fit_rows_and_cover_the_reserved_rows():
     # from the stored left-out ratios (test_stored_left_out_ratios_are_the_cross_validation_of_
     # the_data recomputes them); leaving a runtime out, both fits serve its rows with the
     # agnostic fit (test_cross_validation_serves_an_unknown_runtime_with_the_agnostic_fit)
-    served = {by: F._stored_cv(PARAMS, SEEN, kind, by) for kind, by in F._CV_KINDS}
+    served = {by: V._stored_cv(PARAMS, SEEN, kind, by) for kind, by in V._CV_KINDS}
     for name, agnostic in (("by_runtime", False), ("agnostic", True)):
         got = F.intervals(SEEN, agnostic, served=served)
         assert [pytest.approx(iv, rel=1e-5) for iv in _all_intervals(got)] \
@@ -289,7 +290,7 @@ def test_describe_without_runtime_is_wider_and_unknown_runtime_exits_2():
 def test_error_by_regime_pools_to_the_stored_errors():
     """make bench's table: its 'all' row is the stored leave-one-out and as-served errors, and
     every regime's rows add up to it."""
-    t = F.error_by_regime(PARAMS)
+    t = V.error_by_regime(PARAMS)
     stored = {"leave_one_source_out": PARAMS["errors_by_runtime"]["leave_one_source_out"],
               "leave_one_chip_out": PARAMS["errors_by_runtime"]["leave_one_chip_out"],
               "reserved_validation": PARAMS["errors_as_served"]["reserved_validation"]}
@@ -429,10 +430,10 @@ def test_stored_left_out_ratios_are_the_cross_validation_of_the_data():
             if by != "runtime" else "llama.cpp"
         return sorted(set(groups[::3]) | {largest})
 
-    for kind, by in F._CV_KINDS:
+    for kind, by in V._CV_KINDS:
         stored = PARAMS["cv_ratios"][kind]
         assert set(stored) == {r.id for r in FIT}
-        checked = F._cross_validate(SEEN, by, only=every_third_and_largest)
+        checked = F.cross_validate_served(SEEN, by, only=every_third_and_largest)
         assert len(checked) >= len(FIT) // 4, kind
         for r, q, how in checked:
             assert stored[r.id][0] == pytest.approx(q, rel=1e-5), (kind, r.id)
@@ -485,7 +486,7 @@ def test_a_structure_with_builds_names_them_apart_and_serves_rows_with_their_bui
     assert served["llama.cpp-discussion-4167"] == "llama.cpp@2023-24"
     assert served["llama.cpp-discussion-15013"] == "llama.cpp"
     small = [r for r in seen if r.runtime.startswith("llama.cpp") or r.runtime == "calm"]
-    loro = F._cross_validate(small, "runtime", spec=spec)
+    loro = F.cross_validate_served(small, "runtime", spec=spec)
     assert {how for r, _, how in loro if r.runtime.startswith("llama.cpp")} == {"agnostic"}
 
 
@@ -784,7 +785,7 @@ def test_a_row_at_nominal_bits_takes_the_rules_file_and_other_formats_their_bits
     parts; the unsloth gpt-oss GGUF (experts as shipped) is no file type of the rules."""
     from llm_arithmetic import estimate, get_model
     from llm_arithmetic.catalog.formats import mix_bits, mix_parts
-    from llm_arithmetic.estimate import weight_inputs
+    from llm_arithmetic.weights import weight_inputs
 
     for key, gib in (("mixtral-8x7b", 24.62), ("llama-2-7b", 3.56)):
         m = get_model(key)
@@ -890,7 +891,7 @@ def test_the_stored_structure_carries_a_build_drift_that_todays_build_does_not_p
     assert all(r.age_years == 0.0 for r in FIT if not r.runtime.startswith("llama.cpp"))
     # a reserved row is checked against the forecast for the build it ran: discussion 4167's
     # build 8e672ef of 21 November 2023 pays (2026-07-29 - 2023-11-21) / 365.25 years of drift
-    d4167 = next(r for r, _, _ in F._as_served(PARAMS, VAL) if r.id == "d4167-m1ultra64-7b-q4_0")
+    d4167 = next(r for r, _, _ in V._as_served(PARAMS, VAL) if r.id == "d4167-m1ultra64-7b-q4_0")
     assert d4167.age_years == pytest.approx((date(2026, 7, 29) - date(2023, 11, 21)).days / 365.25)
 
 
@@ -938,7 +939,7 @@ def test_the_reserved_check_serves_each_row_for_its_build_as_the_interface_does(
     the same function and the same drift as a forecast asked for that build's day."""
     p = PARAMS["by_runtime"]
     old = {r.id: r for r in F.named_rows(FIT)}["xd-llama3-4090-8b-q4km"]
-    (_, q), = F._errors(p, [old])
+    (_, q), = F.speed_ratios(p, [old])
     d = F.drift_terms_for(p, old.chip_class, old.runtime)
     age = F.build_age_years("2024-05-09", "llama.cpp", PARAMS)
     assert age == old.age_years

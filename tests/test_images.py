@@ -15,7 +15,8 @@ from llm_arithmetic.catalog.model_catalog import get_model
 from llm_arithmetic.catalog.readers import read_config
 from llm_arithmetic.cli import main
 from llm_arithmetic.core.errors import ConfigError, InputError
-from llm_arithmetic.estimate import estimate, image_inputs
+from llm_arithmetic.estimate import estimate
+from llm_arithmetic.media import image_inputs
 
 
 def _rule(name):
@@ -489,7 +490,7 @@ def test_images_count_as_every_count_and_one_family_list():
     # is 2^16 = 65,536 images, the same number the command line checks
     from llm_arithmetic import cli
     from llm_arithmetic.catalog import images as I
-    from llm_arithmetic.estimate import images_argument
+    from llm_arithmetic.media import images_argument
 
     kw = dict(bandwidth=2e12, peak_flops=500e12, prompt=100, image_size=(1000, 700))
     assert estimate("qwen2.5-vl-3b-instruct", images=2.0, **kw).image_tokens == 2 * 900
@@ -515,7 +516,7 @@ def test_glm4v_refusal_names_the_size_given():
 def test_frontier_takes_images_as_estimate_does():
     # each point of the frontier is estimate's at its batch, the images (2 x 900 tokens at
     # 1000 x 700 px, as test_qwen2_5_vl_by_hand derives) in every request's prompt
-    from llm_arithmetic.estimate import frontier
+    from llm_arithmetic.sweeps import frontier
 
     kw = dict(hardware="h100-sxm", prompt=100, generate=128, price_per_hour=2.0, images=2,
               image_size=(1000, 700))

@@ -453,7 +453,8 @@ def test_llama_cpp_file_types_give_a_mean_between_their_tensor_types():
     from llm_arithmetic import model_names
     from llm_arithmetic.catalog.formats import mix_tensors
     from llm_arithmetic.core.errors import InputError
-    from llm_arithmetic.estimate import resolve_model, weight_bits
+    from llm_arithmetic.arguments import resolve_model
+    from llm_arithmetic.weights import weight_bits
 
     configs = Path(__file__).parent / "configs"
     paths = [*model_names(), *sorted(configs.glob("*.json")),
@@ -769,7 +770,7 @@ def test_mxfp4_moe_parts_are_the_files():
     (8.5), the routers, norms, attention biases and sinks F32 (ggml-org's files; the sizes in
     tests/test_serving.py). By hand from config.json: 24 layers of 32 experts, 4 active,
     gate/up/down 2,880 x 2,880 and biases of 2 x 2,880 + 2,880 each; a vocabulary of 201,088."""
-    from llm_arithmetic.estimate import weight_inputs
+    from llm_arithmetic.weights import weight_inputs
 
     m = get_model("gpt-oss-20b")
     experts, biases = 24 * 32 * 3 * 2880 * 2880, 24 * 32 * 3 * 2880
@@ -1359,7 +1360,7 @@ def test_which_modules_the_checkpoints_keep_unquantized(folder, kept):
     DeepSeek-V4's fp8 blocks; Nemotron 3.5 Lightning's module is not named here. A kept module
     multiplies at 16 bits (``Model.draft_format``)."""
     from llm_arithmetic.catalog.quantization import mtp_format_kept
-    from llm_arithmetic.estimate import resolve_model
+    from llm_arithmetic.arguments import resolve_model
 
     m = resolve_model(Path(__file__).parent / "configs" / "modelopt" / folder / "config.json")
     assert mtp_format_kept(m, m.scheme) is kept

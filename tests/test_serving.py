@@ -32,7 +32,8 @@ from llm_arithmetic import get_model, numeric as N
 from llm_arithmetic.catalog.formats import MIXES, mix_bits, mix_tensors
 from llm_arithmetic.cli import main
 from llm_arithmetic.core.errors import InputError
-from llm_arithmetic.estimate import estimate, frontier
+from llm_arithmetic.estimate import estimate
+from llm_arithmetic.sweeps import frontier
 from llm_arithmetic.lab import serving as S
 
 REPO = Path(__file__).resolve().parents[1]

@@ -128,7 +128,7 @@ def test_nemotron_3_super_fp8_repository_is_counted_at_16_bits_and_says_so():
     2 B x the hand count of FAMILIES.md section 14.14 (120,668,707,840 parameters with the
     router buffers), and its notes say so rather than invent a scheme."""
     from llm_arithmetic.catalog.model_catalog import CATALOG
-    from llm_arithmetic.estimate import weights_as
+    from llm_arithmetic.weights import weights_as
 
     entry = CATALOG["nemotron-3-super"]
     path = (Path(__file__).parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data" / "models"

@@ -8,19 +8,29 @@ every import counts: at module level, inside a function or method, under ``if``/
     1  numeric       the generated functions (no sympy; needs only core.errors). The registry
                      evaluates through them without importing them: llm_arithmetic.formulas
                      binds them (core.registry.bind_numeric)
-    2  formulas, catalog
+    2  formulas, catalog, plan
                      registered expressions; models, chips and formats (catalog: numeric only,
-                     never sympy)
-    3  estimate      the one orchestration
-    4  articles, book, teaching, lab, forecast, deploy, engine, explain
-    5  cli
-    6  the package's __init__ and __main__ (nothing inside the package imports them)
+                     never sympy); the plan of an estimate as data, and its interpreter
+    3  arguments, weights
+                     the estimate's parts that need only the catalog: the argument checks its
+                     callers share (a model by name, counts, serving figures); the weights
+                     counted (bits of a format or a file type, the plan's weight inputs)
+    4  layout, media the parts that check counts (arguments): the parallel degrees, the
+                     communication options and a chip's figures; images, video and audio in a
+                     prompt
+    5  speculative   drafts, checked as the target is laid out (layout) at their own weights
+                     (weights)
+    6  estimate      the one orchestration, joining 3 to 5
+    7  sweeps        many estimates: the frontier over batches (estimate's plan), the sweep
+    8  articles, book, teaching, lab, forecast, forecast_validation, deploy, engine, explain
+    9  cli
+    10 the package's __init__ and __main__ (nothing inside the package imports them)
 
 A circle is any cycle among these imports, whether they run at import time or later: two
 modules that need each other are one module, or a third one is missing.
 
-``catalog``, ``estimate``, ``numeric`` and ``cli`` must not import sympy at module level (the
-command line's speed depends on it; the ``formula`` command imports the registry when it runs).
+``catalog``, ``estimate`` and its parts (every module of floors 3 to 7), ``numeric`` and ``cli``
+must not import sympy at module level (the command line's speed depends on it; the ``formula`` command imports the registry when it runs).
 
 No module is left outside these rules: the generator of the numeric code and the appendix is
 ``tools/generate.py``, the build step, outside the installed package.
@@ -34,12 +44,23 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic"
 #: The floor of each role: a subpackage, or a top-level module.
-FLOOR = {"core": 0, "numeric": 1, "formulas": 2, "catalog": 2, "plan": 2, "estimate": 3,
-         "articles": 4, "book": 4, "teaching": 4, "lab": 4, "forecast": 4, "deploy": 4,
-         "engine": 4, "explain": 4,
-         "cli": 5,
-         "__init__": 6, "__main__": 6}
-NO_SYMPY = ("catalog", "estimate", "numeric", "cli")
+FLOOR = {"core": 0, "numeric": 1, "formulas": 2, "catalog": 2, "plan": 2,
+         # estimate's parts, split from it by concern, each below the modules that use it:
+         # argument checks and weights need only the catalog; the layout on chips and the
+         # prompt's media check counts; drafts are laid out and weighed as the target is
+         "arguments": 3, "weights": 3, "layout": 4, "media": 4, "speculative": 5,
+         "estimate": 6,
+         # the frontier evaluates estimate's plan point by point
+         "sweeps": 7,
+         "articles": 8, "book": 8, "teaching": 8, "lab": 8, "forecast": 8, "deploy": 8,
+         "engine": 8, "explain": 8,
+         # the forecast's errors on the measured rows and the stored fit's making: beside the
+         # forecast, which nothing in it needs
+         "forecast_validation": 8,
+         "cli": 9,
+         "__init__": 10, "__main__": 10}
+NO_SYMPY = ("catalog", "arguments", "weights", "layout", "media", "speculative", "estimate",
+            "sweeps", "numeric", "cli")
 SYMPY_MODULES = {"llm_arithmetic.formulas", "llm_arithmetic.core.registry",
                  "llm_arithmetic.core.symbols", "llm_arithmetic.core.display"}
 

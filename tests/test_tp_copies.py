@@ -240,7 +240,7 @@ def test_qwen3_06b_config_as_read():
 def test_a_draft_models_copies_by_hand(tp, copies):
     """Qwen3 0.6B as the draft of Qwen3 32B (64 heads, so tp 16 splits both): the target's
     plan counts the draft's copies through the draft's own stack, and its own width."""
-    from llm_arithmetic.estimate import draft_memory_inputs
+    from llm_arithmetic.speculative import draft_memory_inputs
     m = get_model("qwen3-32b")
     ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096),
                       **draft_memory_inputs(get_model("qwen3-0.6b")))
@@ -627,7 +627,7 @@ def test_new_mixers_widths_that_tp_does_not_split_are_refused():
     import dataclasses
 
     from llm_arithmetic.core.errors import InputError
-    from llm_arithmetic.estimate import parallel_degrees
+    from llm_arithmetic.layout import parallel_degrees
 
     def changed(m, **kw):
         return dataclasses.replace(m, layers=tuple(

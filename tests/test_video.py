@@ -15,7 +15,8 @@ from llm_arithmetic.catalog.readers import read_config
 from llm_arithmetic.catalog.video import video_work
 from llm_arithmetic.cli import main
 from llm_arithmetic.core.errors import ConfigError, InputError
-from llm_arithmetic.estimate import estimate, video_inputs
+from llm_arithmetic.estimate import estimate
+from llm_arithmetic.media import video_inputs
 
 # Printed by transformers 5.24.0's own functions, taken from the installed files with ast and
 # run as written (the processor classes need torchvision or PIL, which that environment

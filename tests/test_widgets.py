@@ -41,7 +41,8 @@ from llm_arithmetic.catalog.model_catalog import CATALOG
 from llm_arithmetic.articles import all_formulas
 from llm_arithmetic.core.errors import ConfigError, InputError
 from llm_arithmetic.core.registry import same_as
-from llm_arithmetic.estimate import FIELD_STEPS, ContextWarning
+from llm_arithmetic.arguments import ContextWarning
+from llm_arithmetic.estimate import FIELD_STEPS
 from tools import sphinx_widgets as bundle
 
 CHROMIUM_FLAGS = [
@@ -356,13 +357,13 @@ def test_page_counts_phi4flash_with_yocos_prefill_as_python_does(page):
 def test_the_calculators_say_what_describe_says_of_a_cache_not_proportional_to_the_context(
         page):
     """DeepSeek-V4-Flash in the estimate widget: where describe prints, for the cache per
-    token, the mean at the context asked (cli._per_token, from plan.stack.KV_PER_TOKEN_MEAN),
+    token, the mean at the context asked (cli.tables._per_token, from plan.stack.KV_PER_TOKEN_MEAN),
     the page prints the same sentence from the same template (exported with the catalog), its
     template and arguments on the output for a translated edition; a model with a figure per
     token keeps its number."""
     from types import SimpleNamespace
 
-    from llm_arithmetic.cli import _per_token
+    from llm_arithmetic.cli.tables import _per_token
     from llm_arithmetic.plan.stack import KV_PER_TOKEN_MEAN
 
     assert page.evaluate("window.LLMArithmetic.catalog.templates")["kv_per_token_mean"] == (
@@ -393,7 +394,7 @@ def test_the_calculators_say_what_describe_says_of_a_cache_not_proportional_to_t
 def test_the_calculators_name_compressed_attentions_rows_as_describe_does(page):
     """Where describe labels the attended rows of DeepSeek-V4's compressed attention "attended
     rows (window, compressed)" and splits the mean into window tokens and compressed entries
-    (cli._attended_row), the page's attended_context output says the same, from the same
+    (cli.tables._attended_row), the page's attended_context output says the same, from the same
     templates (exported with the catalog; template and arguments on the output for a
     translated edition), its number still in data-value; a model without compressed
     attention keeps "cached positions a step reads per layer" and its tokens, and the label
@@ -401,7 +402,7 @@ def test_the_calculators_name_compressed_attentions_rows_as_describe_does(page):
     from types import SimpleNamespace
 
     from llm_arithmetic.catalog.model_catalog import get_model
-    from llm_arithmetic.cli import _attended_row
+    from llm_arithmetic.cli.tables import _attended_row
     from llm_arithmetic.plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT
 
     templates = page.evaluate("window.LLMArithmetic.catalog.templates")
@@ -1046,7 +1047,7 @@ def test_direct_allreduce_on_a_torus_is_refused_in_the_page_too(page):
 
 
 def test_frontier_in_the_page_equals_python(page):
-    from llm_arithmetic.estimate import frontier
+    from llm_arithmetic.sweeps import frontier
 
     for name, chip, kw in (
             ("llama-3-70b", "h100-sxm", dict(weights="fp8", tp=8, prompt=2048, generate=256,
@@ -1719,7 +1720,7 @@ def test_short_conv_and_lightning_pools_in_the_page_equal_python(page, config, m
     from llm_arithmetic.book.export import model_data
     from llm_arithmetic.core.units import GiB
     from llm_arithmetic.engine import engine_view
-    from llm_arithmetic.estimate import resolve_model
+    from llm_arithmetic.arguments import resolve_model
 
     path = Path(__file__).resolve().parent / "configs" / config
     m = resolve_model(path)
@@ -1831,7 +1832,7 @@ def test_mtp_module_at_its_own_bits_and_peak_in_the_page_equals_python(page):
     from types import SimpleNamespace
 
     from llm_arithmetic.book.export import model_data
-    from llm_arithmetic.estimate import resolve_model
+    from llm_arithmetic.arguments import resolve_model
 
     serving = dict(prompt=2048, generate=256, batch=64)
     cases = []
@@ -1862,7 +1863,7 @@ def test_the_page_takes_each_image_size_as_python_counts_it():
     """The images the page offers (export.image_data, catalog.json's ``images`` of a model):
     for every catalog model whose tower's rule is modelled and every size of the menu, N
     images (counts from 1 to the most the page offers) are the plan's inputs of one times N where the menu's
-    ``scaled`` says so, else one image's, as llm_arithmetic.estimate.image_inputs gives them;
+    ``scaled`` says so, else one image's, as llm_arithmetic.media.image_inputs gives them;
     and two counts by hand from the processors' rules (transformers 5.24.0):
 
     * Qwen2.5-VL, 1920 x 1080 px: ``smart_resize`` rounds each side to 28 px, 1932 x 1092
@@ -1871,7 +1872,7 @@ def test_the_page_takes_each_image_size_as_python_counts_it():
       x 1.3125; 3 x 3 would shrink it), 16 tiles and a global one, 144 tokens each: 2,448, and
       16 tile separators."""
     from llm_arithmetic.catalog.images import DEFAULT_IMAGE_SIZE
-    from llm_arithmetic.estimate import image_inputs, vision_plan_inputs
+    from llm_arithmetic.media import image_inputs, vision_plan_inputs
 
     sizes = [f"{w}x{h}" for w, h in export.IMAGE_SIZES]
     assert tuple(DEFAULT_IMAGE_SIZE) in export.IMAGE_SIZES
@@ -1913,7 +1914,8 @@ def test_the_page_refuses_the_tower_layouts_python_refuses():
     not the tower."""
     from llm_arithmetic.catalog.images import image_tower
     from llm_arithmetic.core.errors import ConfigError, InputError
-    from llm_arithmetic.estimate import parallel_degrees, vision_degrees
+    from llm_arithmetic.layout import parallel_degrees
+    from llm_arithmetic.media import vision_degrees
 
     def said(f, *args):
         try:
@@ -1960,7 +1962,7 @@ def test_the_page_takes_each_clip_as_python_counts_it():
     """The video and audio clips the page offers (export.video_data, export.audio_data:
     catalog.json's ``video`` and ``audio`` of a model): for every catalog model whose video rule
     or audio encoder is modelled, each clip's record is the plan's inputs
-    llm_arithmetic.estimate.video_inputs or audio_inputs give (with Python's warning of a
+    llm_arithmetic.media.video_inputs or audio_inputs give (with Python's warning of a
     truncated clip), and with images beside them the page's sum of the records
     (calculator.js's mediaInputs: ``video_menu.summed`` added, the video's other inputs after
     the images') is estimate.prompt_with_images' for the prompt holding both. Counts by hand
@@ -1976,9 +1978,9 @@ def test_the_page_takes_each_clip_as_python_counts_it():
       frames, 13 tokens each: 1,560."""
     from llm_arithmetic.catalog.audio import audio_encoder
     from llm_arithmetic.catalog.video import video_tower
-    from llm_arithmetic.estimate import (AUDIO_PLAN_INPUTS, audio_degrees, audio_inputs,
-                                         parallel_degrees, prompt_with_images, video_inputs,
-                                         vision_plan_inputs)
+    from llm_arithmetic.layout import parallel_degrees
+    from llm_arithmetic.media import (AUDIO_PLAN_INPUTS, audio_degrees, audio_inputs,
+                                      prompt_with_images, video_inputs, vision_plan_inputs)
 
     taken, records = {"video": 0, "audio": 0}, {}
     for name, entry in CATALOG.items():

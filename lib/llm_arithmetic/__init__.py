@@ -54,8 +54,10 @@ if GC_DEFERRED:
 
 # Eager: the function `estimate` must win over the submodule of the same name, which the
 # import system would otherwise bind to this attribute once anything imports it.
-from .estimate import (  # noqa: E402 (after the collector is deferred)
-    ContextWarning, Estimate, FileTypeWarning, Sweep, estimate, frontier, sweep)
+from .estimate import Estimate, estimate  # noqa: E402 (after the collector is deferred)
+from .arguments import ContextWarning  # noqa: E402
+from .sweeps import Sweep, frontier, sweep  # noqa: E402
+from .weights import FileTypeWarning  # noqa: E402
 
 __version__ = "0.2.0"
 

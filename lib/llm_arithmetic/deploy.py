@@ -45,12 +45,13 @@ import numpy as np
 from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
-from .estimate import (chip_inputs, count_argument, cross_inputs, draft_degrees,
-                       draft_memory_inputs,
-                       draft_model, generated_argument, plan_inputs, prompt_with_images,
-                       resolve_model, serving_argument, speculative_inputs,
-                       encoder_degrees, vision_plan_inputs, warn_block_format,
-                       warn_past_trained_context, weight_bits)
+from .arguments import (count_argument, generated_argument, resolve_model, serving_argument,
+                        warn_past_trained_context)
+from .estimate import plan_inputs, speculative_inputs
+from .layout import chip_inputs
+from .media import cross_inputs, encoder_degrees, prompt_with_images, vision_plan_inputs
+from .speculative import draft_degrees, draft_memory_inputs, draft_model
+from .weights import warn_block_format, weight_bits
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "IMAGE_KEYS", "SearchResult", "search",

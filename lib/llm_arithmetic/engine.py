@@ -681,8 +681,10 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     >>> v.engine_block_tokens, v.engine_kv_cache_tokens, round(v.max_concurrency, 2)
     (1056, 729696, 10.85)
     """
-    from .estimate import (STATE_WINDOW_BITS, chip_inputs, parallel_degrees, resolve_model,
-                           weight_inputs)
+    from .arguments import resolve_model
+    from .estimate import STATE_WINDOW_BITS
+    from .layout import chip_inputs, parallel_degrees
+    from .weights import weight_inputs
 
     spec = _engine(engine)
     settings = engine_settings(engine, flags)
@@ -800,10 +802,10 @@ def _draft_held(m: Model, engine: str, spec: Mapping[str, Any], speculation: Any
                 weights: Any, bits_weight: Any, *, hybrid: bool, tp: int = 1,
                 pp: int = 1) -> dict[str, Any]:
     """The plan's inputs for what a speculative draft holds on the engine's chips
-    (:func:`~llm_arithmetic.estimate.draft_memory_inputs`), as far as the engine's handling
+    (:func:`~llm_arithmetic.speculative.draft_memory_inputs`), as far as the engine's handling
     of a draft was read: vLLM's whole (weights and cache); SGLang's and TensorRT-LLM's weights
     alone, with a warning; llama.cpp and vLLM's hybrid pool refused."""
-    from .estimate import NOTHING_HELD, draft_held, speculative_workload
+    from .speculative import NOTHING_HELD, draft_held, speculative_workload
 
     which = "draft" if draft is not None else "speculation"
     workload = speculative_workload(m, speculation, module_held=draft is None)

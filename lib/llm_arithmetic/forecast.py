@@ -72,7 +72,10 @@ match the question asked (:func:`intervals`):
 
 Its upper end is capped at the bound. The stored parameters
 (``lab/data/forecast_decode.json``) are written by ``scripts/fit_forecast.py``, which also
-reports the error on the reserved validation rows; a test refits and compares.
+reports the error on the reserved validation rows
+(:func:`~llm_arithmetic.forecast_validation.build_params`); a test refits and compares. How well
+the forecast does on the measured rows, by source, regime and build, and the error table against
+its targets, are :mod:`llm_arithmetic.forecast_validation`'s.
 
 >>> f = forecast_decode("llama-3-8b", hardware="rtx-4090", weights="q4_k_m", context=256,
 ...                     runtime="llama.cpp")
@@ -111,11 +114,10 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "fit", "predict_seconds", "cross_validate", "error_summary", "load_params",
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
-           "SPECULATIVE_BOUND_KEYS", "regime", "regime_label",
-           "error_by_regime", "reserved_errors_by_source", "reserved_ratios", "forecast_inputs",
-           "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
+           "SPECULATIVE_BOUND_KEYS", "forecast_inputs", "forecast_catalog",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
-           "DecodeForecast", "forecast_decode", "known_runtimes", "resolve_runtime", "build_params",
+           "DecodeForecast", "forecast_decode", "known_runtimes", "resolve_runtime",
+           "speed_ratios", "served_ratios", "cross_validate_served",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
            "pooled_terms", "forecast_caveat", "chip_caveat", "unmeasured_kinds",
            "CAVEAT_TEMPLATES", "caveat_catalog",
@@ -210,7 +212,7 @@ class Row:
 
 
 #: Weight formats of the data that name a llama.cpp file type with a type of its own for the
-#: routed experts (:func:`~llm_arithmetic.estimate.weight_inputs`): a gpt-oss GGUF's routed experts
+#: routed experts (:func:`~llm_arithmetic.weights.weight_inputs`): a gpt-oss GGUF's routed experts
 #: are MXFP4 and every other matrix Q8_0, so a decode step reads 5.7 bits per weight where the
 #: file's mean is 4.6. Its row's bound counts every part at its types in the file (the routers
 #: and 1-D tensors F32), as served.
@@ -222,7 +224,7 @@ def row_weights(model_key: str, weight_format: str, bits_per_weight: float) -> d
     parts are counted apart, ``native_bits_default``, ``_experts`` and ``_unread``) [bit]:
 
     - a format of :data:`FILE_TYPES` (``MXFP4``): the file type's parts, each at its types in
-      the file, as served (:func:`~llm_arithmetic.estimate.weight_inputs`);
+      the file, as served (:func:`~llm_arithmetic.weights.weight_inputs`);
     - any other llama.cpp file type that :mod:`~llm_arithmetic.catalog.formats` models for the
       model (``Q4_K_M``, ``Q4_0``, ``Q8_0``, ``Q6_K`` ...): the file split in the proportions
       llama.cpp's rules give (:func:`~llm_arithmetic.catalog.formats.mix_parts`: the embedding
@@ -250,7 +252,7 @@ def row_weights(model_key: str, weight_format: str, bits_per_weight: float) -> d
     """
     from .catalog.formats import BITS_PER_WEIGHT, FILE_TYPE_PREFIX, MIXES, mix_bits
     from .catalog.formats import bits_per_weight as exact_bits
-    from .estimate import weight_inputs
+    from .weights import weight_inputs
 
     m = get_model(model_key)
     if weight_format in FILE_TYPES:
@@ -275,7 +277,9 @@ def _bound_seconds(model_key: str, weights: dict[str, Any], bits_kv: int, contex
     """The memory-time bound of one decode step of one sequence for the plan's weight inputs
     ``weights`` (:func:`row_weights`) [s]: :func:`~llm_arithmetic.estimate.estimate`'s, with
     the weights' parts given as the plan's inputs."""
-    from .estimate import chip_inputs, plan_inputs, resolve_model
+    from .arguments import resolve_model
+    from .estimate import plan_inputs
+    from .layout import chip_inputs
 
     m = resolve_model(model_key)
     g = plan_inputs(m, bits_weight=16, bits_kv=bits_kv, context=max(1, context or 0), batch=1,
@@ -381,7 +385,9 @@ def _prefill_bound(model_key: str, chip: Any, weights: dict[str, Any], fmt: str,
     with the format's record beside the file's bits or parts (``estimate`` takes a format or
     bits, not both) [s], and the weights' precision."""
     from .catalog.format_compute import plan_format
-    from .estimate import chip_inputs, plan_inputs, resolve_model
+    from .arguments import resolve_model
+    from .estimate import plan_inputs
+    from .layout import chip_inputs
 
     m = resolve_model(model_key)
     g = plan_inputs(m, bits_weight=16, bits_kv=bits_kv, context=prompt, prompt=prompt)
@@ -1102,8 +1108,10 @@ def predict_seconds(params: dict[str, Any], t_bound: Any, chip_class: str, runti
                                 layer_time=v["lambda_s_per_layer"], n_layers=n_layers)
 
 
-def _errors(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, float]]:
-    """(row, measured speed / forecast speed) for each row."""
+def speed_ratios(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, float]]:
+    """(row, measured speed / forecast speed) for each of ``rows``, forecast by the fit
+    ``params`` (its terms for the row's chip class and runtime, the row's build drift) [-]:
+    below 1 where the row ran slower than forecast."""
     out = []
     for r in rows:
         t = predict_seconds(params, r.t_bound, r.chip_class, r.runtime, r.n_layers,
@@ -1120,26 +1128,27 @@ def cross_validate(rows: Sequence[Row], by: str = "source", agnostic: bool = Fal
     serve it: a row whose runtime the fit without it does not know is forecast by the
     runtime-agnostic fit of the same rows (``fallback``: its structure; default
     :data:`MODELS`' agnostic one, or ``spec`` itself when one is given)."""
-    return [(r, q) for r, q, _ in _cross_validate(rows, by, agnostic, spec, fallback)]
+    return [(r, q) for r, q, _ in cross_validate_served(rows, by, agnostic, spec, fallback)]
 
 
-def _serve(named: dict[str, Any], agnostic: dict[str, Any], rows: Sequence[Row],
-           names: tuple[str, str] = ("by_runtime", "agnostic")) -> list[tuple[Row, float, str]]:
+def served_ratios(named: dict[str, Any], agnostic: dict[str, Any], rows: Sequence[Row],
+                  names: tuple[str, str] = ("by_runtime", "agnostic")
+                  ) -> list[tuple[Row, float, str]]:
     """Each row forecast as the interface serves it: by the named-runtime fit ``named`` where it
     knows the row's runtime, else by the runtime-agnostic fit ``agnostic``: (row, measured /
     forecast speed, the name of the fit that served it)."""
     known = [r for r in rows if _known(named, r.runtime)]
     other = [r for r in rows if not _known(named, r.runtime)]
-    return [(r, q, names[0]) for r, q in _errors(named, known)] + \
-        [(r, q, names[1]) for r, q in _errors(agnostic, other)]
+    return [(r, q, names[0]) for r, q in speed_ratios(named, known)] + \
+        [(r, q, names[1]) for r, q in speed_ratios(agnostic, other)]
 
 
-def _cross_validate(rows: Sequence[Row], by: str, agnostic: bool = False,
-                    spec: dict[str, Any] | None = None,
-                    fallback: dict[str, Any] | None = None,
-                    names: tuple[str, str] = ("by_runtime", "agnostic"),
-                    only: Callable[[list[str]], list[str]] | None = None
-                    ) -> list[tuple[Row, float, str]]:
+def cross_validate_served(rows: Sequence[Row], by: str, agnostic: bool = False,
+                          spec: dict[str, Any] | None = None,
+                          fallback: dict[str, Any] | None = None,
+                          names: tuple[str, str] = ("by_runtime", "agnostic"),
+                          only: Callable[[list[str]], list[str]] | None = None
+                          ) -> list[tuple[Row, float, str]]:
     """:func:`cross_validate` with the fit that served each row: (row, ratio, ``names[0]``
     for the named-runtime fit or ``names[1]`` for the runtime-agnostic one). ``only`` picks
     the groups to leave out from the sorted list of all (default: every group)."""
@@ -1152,12 +1161,12 @@ def _cross_validate(rows: Sequence[Row], by: str, agnostic: bool = False,
         train = [r for r in rows if group(r) != g]
         test = [r for r in rows if group(r) == g]
         if agnostic:
-            out += [(r, q, names[1]) for r, q in _errors(fit(train, True, spec), test)]
+            out += [(r, q, names[1]) for r, q in speed_ratios(fit(train, True, spec), test)]
             continue
         pa = fit(train, True, fallback or spec)
         # the agnostic fit is the named fit's prior when both have the default structures
         p = fit(train, False, spec, prior=pa if (fallback or spec) is None else None)
-        out += _serve(p, pa, test, names)
+        out += served_ratios(p, pa, test, names)
     return out
 
 
@@ -1211,12 +1220,12 @@ def intervals(rows: Sequence[Row], agnostic: bool = False,
     "one_chip_runtimes": [...]}`` (a runtime measured on one chip only takes the unseen
     runtime's interval: no left-out chip tests it); the runtime-agnostic fit has only the
     first. ``served``: the leave-one-runtime-out and leave-one-chip-out (row, ratio, fit name)
-    triples (:func:`_cross_validate`, keys ``"runtime"`` and ``"device"``) when they are already
-    known, e.g. stored with the fit; else they are computed."""
+    triples (:func:`cross_validate_served`, keys ``"runtime"`` and ``"device"``) when they are
+    already known, e.g. stored with the fit; else they are computed."""
     served = served or {}
 
     def left_out(by: str) -> Sequence[tuple[Row, float, str]]:
-        return served[by] if by in served else _cross_validate(rows, by, agnostic, spec)
+        return served[by] if by in served else cross_validate_served(rows, by, agnostic, spec)
 
     out: dict[str, Any] = {
         "unseen_runtime": _quantiles([(r, q) for r, q, _ in left_out("runtime")])}
@@ -1399,217 +1408,6 @@ def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float
     speed = 1.0 / t
     return DecodeForecast(bound, speed, (speed * lo_q, min(bound, speed * hi_q)), runtime,
                           chip_class)
-
-
-def regime(r: Row) -> str:
-    """A row's regime for the error table: chip class x runtime x weight format x batch."""
-    fmt = "16-bit" if r.bits >= 15 else "8-bit" if r.bits >= 7.5 else "4-6-bit"
-    return f"{r.chip_class} x {r.runtime.split(' (')[0]} x {fmt} x batch {r.batch}"
-
-
-def regime_label(key: str, sep: str = " x ") -> str:
-    """A :func:`regime` key as the book names it: the chip class in words
-    (:func:`~llm_arithmetic.catalog.hardware.class_label`), the parts joined by ``sep``
-    (``make bench`` prints the keys themselves).
-
-    >>> regime_label("consumer-gpu x llama.cpp x 4-6-bit x batch 1")
-    'consumer GPU x llama.cpp x 4-6-bit x batch 1'
-    >>> regime_label("apple x mlx-lm x 4-6-bit x batch 1", sep=", "), regime_label("all")
-    ('Apple silicon, mlx-lm, 4-6-bit, batch 1', 'all')
-    """
-    chip_class, *rest = key.split(" x ")
-    return sep.join([class_label(chip_class), *rest])
-
-
-#: The leave-one-group-out errors a fit reports: (kind, the row attribute left out).
-_CV_KINDS = (("leave_one_source_out", "source"), ("leave_one_chip_out", "device"),
-             ("leave_one_runtime_out", "runtime"))
-
-
-def _stored_cv(params: dict[str, Any], rows: Sequence[Row], kind: str,
-               by: str) -> list[tuple[Row, float, str]]:
-    """The named fit's leave-one-group-out ratios of ``rows`` as ``scripts/fit_forecast.py``
-    stored them (``cv_ratios``), or computed (:func:`_cross_validate`) where a row is not
-    stored (the data changed since the fit was written)."""
-    stored = params.get("cv_ratios", {}).get(kind, {})
-    if not all(r.id in stored for r in rows):
-        return _cross_validate(rows, by)
-    return [(r, *stored[r.id]) for r in rows]
-
-
-def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, float, str]]:
-    """:func:`_serve` by the stored fits, each row as the named fit sees it
-    (:func:`named_rows`: a llama.cpp CUDA row without CUDA graphs names that runtime) and as
-    the interface serves it (a runtime with terms of its own named, any other not), asked for
-    the build the row ran: what ``describe --runtime llama.cpp --build-date DAY`` (or
-    :func:`expected`'s ``build_date``) serves for the row's build day, through the same
-    arithmetic: its age (``Row.age_years``, :func:`~llm_arithmetic.lab.measurements.
-    age_years_of` of the day, as :func:`build_age_years` takes it) pays the build drift
-    :math:`(\\mu L + \\nu)\\,a` beside the fixed cost (:func:`predict_seconds`' ``drift_time``,
-    the plan's ``fc_fixed``), as its chip and format pay theirs. A row of another runtime, or of
-    ``llama.cpp@no-cuda-graphs``, has no drift and is served as the interface serves it without
-    a build. :func:`reserved_error_at_ages` gives the error of the same rows served as for other
-    builds (``{"*": 0.0}``: today's, what the interface serves without ``--build-date``)."""
-    return _serve(params["by_runtime"], params["agnostic"], named_rows(rows, params["by_runtime"]))
-
-
-def _with_intervals(params: dict[str, Any], served: Sequence[tuple[Row, float, str]]
-                    ) -> list[tuple[Row, float, tuple[float, float]]]:
-    """(row, ratio, the row's interval as the fit that served it states it)."""
-    return [(r, q, row_intervals(params, name, [r])[0]) for r, q, name in served]
-
-
-def _summaries_by(cells: Sequence[tuple[Row, float, tuple[float, float]]],
-                  key: Any = None) -> dict[str, dict[str, float]]:
-    """:func:`error_summary` of (row, ratio, interval) triples: ``"all"`` of them, and with a
-    ``key`` (a function of the row) each group of it."""
-    groups: dict[str, list[tuple[Row, float, tuple[float, float]]]] = {"all": list(cells)}
-    for cell in cells if key else ():
-        groups.setdefault(key(cell[0]), []).append(cell)
-    return {name: error_summary([(r, q) for r, q, _ in v], [iv for *_, iv in v])
-            for name, v in groups.items()}
-
-
-def _served_summary(params: dict[str, Any],
-                    served: Sequence[tuple[Row, float, str]]) -> dict[str, float]:
-    """:func:`error_summary` of rows forecast by the fits named beside them, each with its
-    interval."""
-    return _summaries_by(_with_intervals(params, served))["all"]
-
-
-def _reserved_served(params: dict[str, Any]) -> list[tuple[Row, float, str]]:
-    """The reserved validation rows as the interface serves them (:func:`_as_served`)."""
-    return _as_served(params, decode_fit_rows("validation"))
-
-
-def reserved_ratios(params: dict[str, Any] | None = None) -> list[tuple[Row, float]]:
-    """The reserved validation rows, each with its measured / forecast speed as the interface
-    serves it (:func:`_as_served`): above 1 where the forecast is too slow."""
-    return [(r, q) for r, q, _ in _reserved_served(params or load_params())]
-
-
-def reserved_errors_by_source(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
-    """The reserved validation rows' error as the interface serves them (:func:`_as_served`),
-    per source: ``{source: {"rows", "mape", "within_20pct", "coverage"}}`` (:func:`error_summary`),
-    and ``"all"``: what ``make bench`` tables and chapter 17b quotes."""
-    p = params or load_params()
-    out = _summaries_by(_with_intervals(p, _reserved_served(p)), lambda r: r.source)
-    return {"all": out.pop("all"), **dict(sorted(out.items()))}
-
-
-def reserved_error_at_ages(ages: dict[str, float], params: dict[str, Any] | None = None
-                           ) -> dict[str, float]:
-    """The reserved validation rows' error (:func:`error_summary`: rows, mean error, share
-    within 20%, coverage) with the build age of every llama.cpp row of the named sources
-    replaced (``{source: years}``; ``{"*": 0.0}`` for every source: each row forecast as for
-    today's build). For a source that does not state its builds (discussion 15013's copies):
-    how much its assumed date decides the figure.
-
-    >>> e = reserved_error_at_ages({"*": 0.0})
-    >>> e["rows"] == len(reserved_ratios())
-    True
-    """
-    p = params or load_params()
-    rows = [replace(r, age_years=ages.get(r.source, ages.get("*", r.age_years)))
-            if r.runtime.startswith("llama.cpp") else r for r in decode_fit_rows("validation")]
-    return _served_summary(p, _as_served(p, rows))
-
-
-#: The regime :func:`error_by_regime` pools the small regimes into when asked to.
-OTHER_REGIME = "other"
-
-
-def error_by_regime(params: dict[str, Any] | None = None,
-                    pool_below: int = 0) -> dict[str, dict[str, Any]]:
-    """Decode error by regime (:func:`regime`), each rows' forecast by the fit with its runtime
-    named: leave-one-source-out and leave-one-chip-out on the fit rows, and the reserved
-    validation rows as the interface serves them (a fitted runtime named, any other not).
-    Each cell: rows, mean absolute percentage error, share within 20%, the 80% interval's
-    coverage; the regime ``"all"`` pools the rows. The fit rows' left-out ratios are those the
-    stored fit recorded (``cv_ratios``; refitted once per left-out group, ~1 s, where the data
-    changed since). ``pool_below``: a regime with fewer fit rows than that and no reserved row
-    is pooled into :data:`OTHER_REGIME`, whose ``"regimes"`` counts them (chapter 17's short
-    table; ``make bench`` lists every regime)."""
-    p = params or load_params()
-    rows = named_rows(decode_fit_rows("fit"), p["by_runtime"])
-    served = {kind: _stored_cv(p, rows, kind, by) for kind, by in _CV_KINDS[:2]}
-    served["reserved_validation"] = _reserved_served(p)
-    fit_rows = Counter(regime(r) for r in rows)
-    reserved = {regime(r) for r, *_ in served["reserved_validation"]}
-
-    def key(r: Row) -> str:
-        reg = regime(r)
-        return reg if fit_rows[reg] >= pool_below or reg in reserved else OTHER_REGIME
-
-    out: dict[str, dict[str, Any]] = {}
-    for kind, v in served.items():
-        for reg, e in _summaries_by(_with_intervals(p, v), key).items():
-            out.setdefault(reg, {})[kind] = e
-    if OTHER_REGIME in out:
-        out[OTHER_REGIME]["regimes"] = len({regime(r) for r in rows if key(r) == OTHER_REGIME})
-    return dict(sorted(out.items(), key=lambda kv: (kv[0] == OTHER_REGIME, kv[0])))
-
-
-#: The kinds of error :func:`error_by_regime` reports, in the order a table shows them.
-ERROR_KINDS = ("leave_one_source_out", "leave_one_chip_out", "reserved_validation")
-
-#: Issue 30's targets for batch-1 decode on the reserved rows: (key, test, as printed).
-TARGETS = (("mape", lambda v: v <= 0.10, "at most 10%"),
-           ("within_20pct", lambda v: v >= 0.90, "at least 90%"),
-           ("coverage", lambda v: 0.70 <= v <= 0.95, "70-95%"))
-
-
-#: The statistics of a kind of error, as :func:`error_table_rows` prints them.
-_CELLS = {"rows": lambda e, d: str(e["rows"]), "mape": lambda e, d: f"{e['mape']:.{d}%}",
-          "within_20pct": lambda e, d: f"{e['within_20pct']:.{d}%}",
-          "coverage": lambda e, d: f"{e['coverage']:.0%}"}
-
-
-def error_table_rows(table: dict[str, dict[str, Any]] | None = None,
-                     columns: Sequence[tuple[Any, ...]] | None = None,
-                     digits: int = 1, book: bool = False) -> list[list[str]]:
-    """:func:`error_by_regime` as rows of text for a table (``make bench``, chapter 17): the
-    regime, then per kind of :data:`ERROR_KINDS` its rows, mean absolute error, share within
-    20% and the 80% interval's coverage (``-`` where the regime has no row of that kind); the
-    pooled regime ``all`` first, :data:`OTHER_REGIME` last.
-
-    ``columns``: (kind, statistic) pairs to show instead, e.g. ``("reserved_validation",
-    "coverage")``, or ``(kind, "mape", digits)`` for a column's own decimals. ``digits``:
-    decimals of the mean error and of the share within 20% (the coverage is a whole percent;
-    one decimal by default, so that 9.5% does not print as the 10% target it sits under, nor
-    89.7% within 20% as the 90% target it falls short of).
-    ``book``: each regime named as the book names it (:func:`regime_label`, ", " between the
-    parts, the batch of 1 left out, the older llama.cpp CUDA builds' runtime in words; the
-    pooled :data:`OTHER_REGIME` as "N other regimes").
-
-    >>> t = {"all": {"reserved_validation": {"rows": 3, "mape": 0.125, "within_20pct": 2 / 3,
-    ...                                      "coverage": 1.0}}}
-    >>> error_table_rows(t, [("reserved_validation", "mape"), ("leave_one_chip_out", "rows")])
-    [['all', '12.5%', '-']]
-    >>> error_table_rows(t, [("reserved_validation", "mape")], digits=0)
-    [['all', '12%']]
-    >>> error_table_rows(t, [("reserved_validation", "mape", 0), ("reserved_validation", "mape")])
-    [['all', '12%', '12.5%']]
-    >>> t["apple x mlx-lm x 4-6-bit x batch 1"] = t["all"]
-    >>> t[OTHER_REGIME] = {**t["all"], "regimes": 2}
-    >>> [row[0] for row in error_table_rows(t, [("reserved_validation", "rows")], book=True)]
-    ['all', 'Apple silicon, mlx-lm, 4-6-bit', '2 other regimes']
-    """
-    table = table or error_by_regime()
-    columns = columns or [(kind, stat) for kind in ERROR_KINDS for stat in _CELLS]
-
-    def name(reg: str) -> str:
-        if not book:
-            return reg
-        if reg == OTHER_REGIME:
-            return f"{table[reg]['regimes']} other regimes"
-        label = regime_label(reg.removesuffix(" x batch 1"), sep=", ")
-        return label.replace(NO_CUDA_GRAPHS, "llama.cpp without CUDA graphs")
-
-    return [[name(reg)] + ["-" if table[reg].get(kind) is None
-                           else _CELLS[stat](table[reg][kind], *(own or [digits]))
-                           for kind, stat, *own in columns]
-            for reg in sorted(table, key=lambda k: (k != "all", k == OTHER_REGIME, k))]
 
 
 #: The forecast's keys (each with a ``_range`` key beside it): the bound key each one sits under.
@@ -1812,85 +1610,10 @@ def forecast(model: Any, *, runtime: str | None = None, build_date: Any = None,
     >>> d["expected_ttft_seconds"] >= d["ttft_seconds"]
     True
     """
-    from .estimate import resolve_model
+    from .arguments import resolve_model
 
     m = resolve_model(model)
     e = estimate(m, **kwargs)
     return {**e.as_dict(), **expected(e, m.n_layers, runtime, build_date=build_date)}
 
 
-def _round(x: Any, digits: int = 6) -> Any:
-    if isinstance(x, float):
-        return float(f"{x:.{digits}g}")
-    if isinstance(x, dict):
-        return {k: _round(v, digits) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_round(v, digits) for v in x]
-    return x
-
-
-def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
-    """Everything ``scripts/fit_forecast.py`` stores: both fits with bootstrap standard errors,
-    the per-regime intervals (:func:`intervals`), leave-one-source-out, leave-one-chip-out and
-    leave-one-runtime-out errors, and the error on the reserved validation rows (never used
-    above), each with its rows' coverage by their stated intervals."""
-    rows = decode_fit_rows("fit")
-    # the reserved rows, each asked for the build it ran (its age pays the drift, DRIFT_TERMS)
-    val = decode_fit_rows("validation")
-    out: dict[str, Any] = {"written_by": "scripts/fit_forecast.py",
-                           "model": "t = t_bound (1 + k) + delta t_16 + tau + lambda L"
-                                    " + (mu L + nu) a (each term keyed as its fit's 'terms'"
-                                    " say; a: a llama.cpp build's age in years before the"
-                                    " data's newest: the row's own in every error, 0 as the"
-                                    " interface serves today's build)",
-                           "fit_rows": len(rows), "validation_rows": len(val),
-                           "min_rows_per_term": MIN_ROWS,
-                           "min_rows_per_interval": MIN_INTERVAL_ROWS,
-                           "interval_levels": list(INTERVAL_LEVELS)}
-    rng = np.random.default_rng(seed)
-    left_out: dict[str, dict[str, list[tuple[Row, float, str]]]] = {}
-    sees = {"by_runtime": named_rows(rows), "agnostic": rows}   # the rows as each fit sees them
-    for name, agn in (("by_runtime", False), ("agnostic", True)):
-        rows = sees[name]
-        p = fit(rows, agn)
-        boots = [fit([rows[i] for i in rng.integers(0, len(rows), len(rows))], agn)
-                 for _ in range(n_boot)]
-        se = {t: {k: float(np.std([bt[t].get(k, 0.0) for bt in boots])) for k in p[t]}
-              for t in p["terms"]}
-        # stored rounded, and the errors below computed from what is stored
-        out[name] = _round(p)
-        out[name + "_stderr"] = se
-        left_out[name] = {by: _cross_validate(rows, by, agn) for _, by in _CV_KINDS}
-        out["interval_" + name] = _round(intervals(rows, agn, served=left_out[name]))
-
-    for name, agn in (("by_runtime", False), ("agnostic", True)):
-        # rounded as stored, so that error_by_regime's sums of the stored ratios are these
-        served = {kind: [(r, _round(q), how) for r, q, how in left_out[name][by]]
-                  for kind, by in _CV_KINDS}
-        out["errors_" + name] = {kind: _served_summary(out, v) for kind, v in served.items()}
-        out["errors_" + name]["reserved_validation"] = _served_summary(
-            out, [(r, q, name) for r, q in _errors(out[name], named_rows(val, out[name]))])
-        if not agn:   # each fit row's left-out ratio: error_by_regime and the intervals' test
-            out["cv_ratios"] = {kind: {r.id: [q, how] for r, q, how in served[kind]}
-                                for kind, _ in _CV_KINDS}
-    prefill = prefill_fit_rows()
-    out["prefill_rows"] = len(prefill)
-    out["prefill_model"] = "ttft = ttft_bound (1 + k[class|runtime]) + tau[runtime] + " \
-                           "lambda[runtime] L (the decode model's terms, fitted to prefills " \
-                           "of text prompts); with images, ttft_bound is the prefill's " \
-                           "alone and the vision tower's bound time is added unscaled, " \
-                           "outside the interval (no measured row has an image)"
-    pre = MODELS["prefill"]
-    # the rows as each fit sees them: the named one with its int8-bound rows apart
-    sees = {"prefill_by_runtime": named_rows(prefill, pre), "prefill_agnostic": prefill}
-    for name, agn in (("prefill_by_runtime", False), ("prefill_agnostic", True)):
-        out[name] = _round(fit(sees[name], agn, pre))
-        out["interval_" + name] = _round(intervals(sees[name], agn, pre))
-    for name, agn in (("prefill_by_runtime", False), ("prefill_agnostic", True)):
-        out["errors_" + name] = {
-            kind: _served_summary(out, _cross_validate(sees[name], by, agn, pre, names=(
-                "prefill_by_runtime", "prefill_agnostic")))
-            for kind, by in _CV_KINDS}
-    # as the interface serves them: a runtime with its own terms named, any other not named
-    out["errors_as_served"] = {"reserved_validation": _served_summary(out, _as_served(out, val))}
-    return _round(out)

@@ -185,9 +185,9 @@ def critical_batch_figure(models: Iterable[Any], chip: Any, s_inf: dict, weights
 
 def peak_of(chip: Any, weights: Any) -> float:
     """The dense peak the estimate uses for weights of the format ``weights`` [FLOP/s]
-    (:func:`~llm_arithmetic.estimate.peak_for`), infinite where the chip lists none (the
+    (:func:`~llm_arithmetic.layout.peak_for`), infinite where the chip lists none (the
     chapters' helpers and plots divide by it)."""
-    from ..estimate import peak_for
+    from ..layout import peak_for
     rate = peak_for(chip, weights)
     return float("inf") if rate is None else rate
 
@@ -195,7 +195,7 @@ def peak_of(chip: Any, weights: Any) -> float:
 def rates_of(chip: Any, peak: float | None, bits_kv: Any = 16) -> tuple[float, float]:
     """(the weights' rate, attention's) [FLOP/s] on ``chip`` as the estimate's plan takes them:
     the weights' products at ``peak`` (None or infinite: the chip lists none); attention's at
-    the chip's rate at the cache's precision (:func:`~llm_arithmetic.estimate.
+    the chip's rate at the cache's precision (:func:`~llm_arithmetic.layout.
     attention_peak_for`), else at the weights' rate (the plan's ``attention_peak_flops``
     step); a rate listed neither way is infinite (the plan's ``decode_peak_or_inf``: those
     FLOPs take no time), as :func:`peak_of`.
@@ -205,7 +205,7 @@ def rates_of(chip: Any, peak: float | None, bits_kv: Any = 16) -> tuple[float, f
     >>> [r / 1e12 for r in rates_of(arc, peak_of(arc, "int8"))], rates_of(arc, None)
     ([367.0, 367.0], (inf, inf))
     """
-    from ..estimate import attention_peak_for
+    from ..layout import attention_peak_for
     weights = float("inf") if peak is None else float(peak)
     rate = attention_peak_for(chip, bits_kv)
     return weights, (weights if rate is None else float(rate))
@@ -213,7 +213,7 @@ def rates_of(chip: Any, peak: float | None, bits_kv: Any = 16) -> tuple[float, f
 
 def attn_of(chip: Any, bits_kv: Any = 16, weights: Any = "fp16") -> float:
     """The dense peak the estimate gives attention's products over a ``bits_kv``-bit cache
-    [FLOP/s] (:func:`~llm_arithmetic.estimate.attention_peak_for`: the cache's precision,
+    [FLOP/s] (:func:`~llm_arithmetic.layout.attention_peak_for`: the cache's precision,
     whatever the weights'), else the peak of weights of the format ``weights``, else infinite
     (:func:`rates_of`).
 

@@ -41,7 +41,7 @@ KV_FORMATS = ["fp16", "fp8", "q8_0", "q4_0"]
 CONTEXTS = [1, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 #: What the table shows instead of a speed where the setup does not fit in memory (the words
-#: of ``describe``'s table, :func:`llm_arithmetic.cli._speed_rows`).
+#: of ``describe``'s table, :func:`llm_arithmetic.cli.tables._speed_rows`).
 NO_FIT = "- (does not fit in memory)"
 #: The explorer's starting choice (the in-page widget starts from the same one).
 DEFAULTS = dict(model="llama-3-8b", chip="rtx-4090", weights="fp16", bits_kv="fp16",

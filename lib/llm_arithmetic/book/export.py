@@ -30,12 +30,14 @@ from ..catalog.video import (DEFAULT_VIDEO_FPS, DEFAULT_VIDEO_SIZE, MODELLED_VID
                              video_tower)
 from ..catalog.model_catalog import CATALOG
 from ..core.errors import ConfigError, InputError
-from ..estimate import (ALLREDUCE_ALGORITHMS, AUDIO_PLAN_INPUTS, CROSSING_LIMIT, FIELD_STEPS,
-                        FRONTIER_MAX_BATCH, DRAFT_VOCAB_TOLERANCE, LIMITS, NOTHING_HELD,
-                        SERVING_RANGES, SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS,
-                        audio_degrees, image_inputs, offered_drafts,
-                        parallel_degrees, prompt_with_images, speculative_inputs,
-                        vision_degrees, vision_plan_inputs)
+from ..arguments import LIMITS, SERVING_RANGES
+from ..estimate import CROSSING_LIMIT, FIELD_STEPS, STATE_WINDOW_BITS, speculative_inputs
+from ..layout import ALLREDUCE_ALGORITHMS, parallel_degrees
+from ..media import (AUDIO_PLAN_INPUTS, audio_degrees, image_inputs, prompt_with_images,
+                     vision_degrees, vision_plan_inputs)
+from ..speculative import (DRAFT_VOCAB_TOLERANCE, NOTHING_HELD, SPECULATIVE_WORKLOADS,
+                           offered_drafts)
+from ..sweeps import FRONTIER_MAX_BATCH
 from ..forecast import CAVEAT_TEMPLATES, forecast_catalog
 from ..numeric._runtime import exact_result
 from ..plan import plan_data
@@ -145,14 +147,14 @@ IMAGE_SCALED = ("vision_prefill_flops", "vision_patches", "vision_whole_flops", 
 
 
 def image_data(m: Any) -> dict[str, dict[str, int]] | None:
-    """The plan's image inputs (:func:`~llm_arithmetic.estimate.vision_plan_inputs`, the count
+    """The plan's image inputs (:func:`~llm_arithmetic.media.vision_plan_inputs`, the count
     left out) of one image of each size of :data:`IMAGE_SIZES` for ``m``, keyed ``"WxH"``, with
     the prompt tokens one image adds (``prompt_tokens``: its tokens and separators) and the
     patches its tower runs (``vision_patches_per_image``); None for a model whose tower's rule
     is not modelled, that has none, or whose images reach it through cross-attention
     (:data:`CROSS_RULES`). N images of a size are N times the values of
     :data:`IMAGE_SCALED`, and the others as they are: checked here at
-    2 and :data:`IMAGES_MAX` images against :func:`~llm_arithmetic.estimate.image_inputs`
+    2 and :data:`IMAGES_MAX` images against :func:`~llm_arithmetic.media.image_inputs`
     (a ValueError names an input that is neither).
 
     >>> from llm_arithmetic.catalog.model_catalog import CATALOG
@@ -204,9 +206,9 @@ def _images_field(m: Any) -> dict[str, Any]:
 
 
 def images_tp_refused(m: Any) -> dict[str, str]:
-    """Python's refusal (:func:`~llm_arithmetic.estimate.vision_degrees`'s message) of each
+    """Python's refusal (:func:`~llm_arithmetic.media.vision_degrees`'s message) of each
     tensor-parallel degree that ``m``'s own layers allow
-    (:func:`~llm_arithmetic.estimate.parallel_degrees`) and whose split of its vision tower
+    (:func:`~llm_arithmetic.layout.parallel_degrees`) and whose split of its vision tower
     vLLM refuses, keyed by the degree as a string: what the page says for such a tp with images
     in the prompt, the page restating no rule of the tower. Every such degree, not only those
     of :data:`TP_MENU`: a degree is at most the layers' fewest heads (or the menu's largest,
@@ -223,8 +225,8 @@ def images_tp_refused(m: Any) -> dict[str, str]:
 
 
 def _tp_refused(m: Any, check: Any) -> dict[str, str]:
-    """Python's refusal by ``check`` (:func:`~llm_arithmetic.estimate.vision_degrees` or
-    :func:`~llm_arithmetic.estimate.audio_degrees`) of each tensor-parallel degree ``m``'s
+    """Python's refusal by ``check`` (:func:`~llm_arithmetic.media.vision_degrees` or
+    :func:`~llm_arithmetic.media.audio_degrees`) of each tensor-parallel degree ``m``'s
     layers allow, keyed by the degree as a string (:func:`images_tp_refused`)."""
     heads = [run.attention.n_heads for run in m.layers if run.attention is not None]
     out = {}
@@ -251,23 +253,23 @@ def _tp_refused(m: Any, check: Any) -> dict[str, str]:
 VIDEO_SECONDS = (10, 60, 300, 1200)
 #: The audio clips the page offers [s]: 10 s, 30 s, 2 min and 10 min. The last is past
 #: Qwen2.5-Omni's 300 s cap, where Python warns that its processor drops the rest
-#: (:func:`~llm_arithmetic.estimate.audio_inputs`); the clip's record carries that warning's
+#: (:func:`~llm_arithmetic.media.audio_inputs`); the clip's record carries that warning's
 #: text (``warning``), which the page shows beside its numbers.
 AUDIO_SECONDS = (10, 30, 120, 600)
-#: What :func:`~llm_arithmetic.estimate.prompt_with_images` sums where images and a video share
+#: What :func:`~llm_arithmetic.media.prompt_with_images` sums where images and a video share
 #: a prompt (one forward of the tower over both); its other inputs are the video's, taken
 #: after the images' (a test holds the page's sum equal to Python's).
 TOWER_SUMMED = ("prompt_tokens", "vision_prefill_flops", "vision_patches", "vision_whole_flops")
-#: :func:`~llm_arithmetic.estimate.video_inputs`' keys that estimate reports beside the plan's
+#: :func:`~llm_arithmetic.media.video_inputs`' keys that estimate reports beside the plan's
 #: inputs, carried per clip (its length, rate and size are the menu's).
 VIDEO_REPORTED = ("video_frames", "video_separator_tokens", "video_patches")
 
 
 def video_data(m: Any) -> dict[str, dict[str, int]] | None:
     """The plan's inputs of each clip of :data:`VIDEO_SECONDS` in a prompt to ``m``, keyed by
-    its length in seconds (a string): :func:`~llm_arithmetic.estimate.prompt_with_images`'
+    its length in seconds (a string): :func:`~llm_arithmetic.media.prompt_with_images`'
     values for that video alone through
-    :func:`~llm_arithmetic.estimate.vision_plan_inputs` (the images' count and tokens, None,
+    :func:`~llm_arithmetic.media.vision_plan_inputs` (the images' count and tokens, None,
     left out), with the prompt tokens it adds (``prompt_tokens``: its tokens and Qwen3-VL's
     timestamps) and :data:`VIDEO_REPORTED`; None for a model whose video rule is not modelled.
 
@@ -297,9 +299,9 @@ def video_data(m: Any) -> dict[str, dict[str, int]] | None:
 
 def audio_data(m: Any) -> dict[str, dict[str, Any]] | None:
     """The plan's inputs of each clip of :data:`AUDIO_SECONDS` in a prompt to ``m``, keyed by
-    its length in seconds (a string): :func:`~llm_arithmetic.estimate.prompt_with_images`'
+    its length in seconds (a string): :func:`~llm_arithmetic.media.prompt_with_images`'
     values for that audio alone, the plan's audio inputs
-    (:data:`~llm_arithmetic.estimate.AUDIO_PLAN_INPUTS`) with the prompt tokens it adds
+    (:data:`~llm_arithmetic.media.AUDIO_PLAN_INPUTS`) with the prompt tokens it adds
     (``prompt_tokens``), its mel frames and tokens, and where Python warns (a clip past
     Qwen2.5-Omni's 300 s), the warning's text (``warning``); None for a model whose audio
     encoder is not modelled.
@@ -330,7 +332,7 @@ def audio_data(m: Any) -> dict[str, dict[str, Any]] | None:
 
 
 def audio_tp_refused(m: Any) -> dict[str, str]:
-    """Python's refusal (:func:`~llm_arithmetic.estimate.audio_degrees`) of each
+    """Python's refusal (:func:`~llm_arithmetic.media.audio_degrees`) of each
     tensor-parallel degree ``m``'s layers allow and whose split of its audio encoder vLLM
     refuses, keyed by the degree as a string, as :func:`images_tp_refused` gives the vision
     tower's (which a video's prompt meets too).
@@ -363,7 +365,7 @@ def _media_fields(m: Any) -> dict[str, Any]:
 #: Image rules whose images the page does not take: a cross-attention model's images add one
 #: token each to the prompt, and the plan's further inputs (the states its cross-attention
 #: layers read, their cache) and what each token reads besides
-#: (:func:`~llm_arithmetic.estimate.cross_inputs`) are not among the inputs the page's path
+#: (:func:`~llm_arithmetic.media.cross_inputs`) are not among the inputs the page's path
 #: carries from :func:`image_data`; the command line and the library count them.
 CROSS_RULES = ("mllama",)
 CROSS_REFUSAL = ("{name}: images reach its language model through cross-attention layers "

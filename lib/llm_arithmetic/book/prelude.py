@@ -43,7 +43,10 @@ import numpy as np
 import sympy as sp
 from IPython.display import Markdown, Math, display
 
-from ..estimate import ContextWarning, FileTypeWarning, estimate, sweep
+from ..arguments import ContextWarning
+from ..estimate import estimate
+from ..sweeps import sweep
+from ..weights import FileTypeWarning
 from ..explain import explain
 from ..catalog.formats import bits_per_weight
 from ..catalog.hardware import HARDWARE, get_hardware
@@ -108,7 +111,7 @@ def chip_args(h: Any, precision: str | None = None) -> dict[str, float]:
     ...       / chip_args(get_hardware("rtx-4090"), "fp16")["peak_flops"], 2)
     2.0
     """
-    from ..estimate import peak_for
+    from ..layout import peak_for
     return dict(bandwidth=h.bandwidth,
                 peak_flops=peak_for(h, "fp16") if precision is None else h.peak(precision))
 

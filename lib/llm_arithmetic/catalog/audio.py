@@ -97,7 +97,7 @@ class AudioRule:
 @dataclass(frozen=True)
 class AudioWork:
     """What one clip gives (:func:`audio_work`); the blocks' weights and the two FLOP counts
-    are what :func:`~llm_arithmetic.estimate.encoder_split` places on the chips.
+    are what :func:`~llm_arithmetic.media.encoder_split` places on the chips.
 
     Attributes
     ----------

@@ -5,7 +5,7 @@ r"""Published throughput-versus-interactivity curves: a serving stack swept over
 time to first token, the mean inter-token latency and the output throughput of the deployment,
 with the model, chips, formats and lengths a bound needs. :func:`load_curve` reads one curve;
 each point gives the speed one user sees (1 / ITL) and the throughput per chip, the two axes of
-the latency-throughput frontier (:func:`~llm_arithmetic.estimate.frontier`);
+the latency-throughput frontier (:func:`~llm_arithmetic.sweeps.frontier`);
 :func:`forecast_points` gives the bound and the forecast of the same deployment over batch sizes,
 for :func:`llm_arithmetic.book.plots.forecast_over_curve` to draw over the curve.
 

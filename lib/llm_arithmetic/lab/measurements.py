@@ -433,8 +433,8 @@ LLAMA_CPP_SOURCE_DATES: dict[str, str] = {
 #: The days between which discussion 15013's builds lie, none of which its copies state: the
 #: scoreboard's opening (early August 2025; discussion 15396 opened on the 18th) and the
 #: earliest copy read (an engine survey researched 30-31 July 2026). Its rows are dated at the
-#: midpoint (:data:`LLAMA_CPP_SOURCE_DATES`); ``forecast.reserved_error_at_ages`` gives the
-#: reserved error at either end.
+#: midpoint (:data:`LLAMA_CPP_SOURCE_DATES`); ``forecast_validation.reserved_error_at_ages``
+#: gives the reserved error at either end.
 SCOREBOARD_15013_SPAN = ("2025-08-01", "2026-07-30")
 #: The reference day of the forecast's build drift: the newest day of a llama.cpp fit row (the
 #: llmfit M4 Pro llama-server run of 29 July 2026); a forecast served for ``llama.cpp`` is for a

@@ -42,7 +42,7 @@ Assumptions (each one can only raise a bound, so that a bound stays a bound)
    preview) is counted as all NVFP4; SGLang's unstated precision is the FP8 checkpoint. A
    product with the weights runs at the peak of its format's precision (:func:`~llm_arithmetic.
    catalog.formats.compute_chain`), attention's at the cache's, as the estimate takes them
-   (:func:`~llm_arithmetic.estimate.attention_peak_for`). An unstated KV-cache format is taken
+   (:func:`~llm_arithmetic.layout.attention_peak_for`). An unstated KV-cache format is taken
    as fp8.
 3. **Chips.** Datasheet peaks and bandwidths of the hardware catalog, dense. H200 "CTS" is the
    H200. The SGLang blog's "H100" is the H100 SXM. Rows on chips the catalog lacks (H800, GH200,
@@ -86,7 +86,7 @@ from ..catalog.formats import bits_per_weight
 from ..catalog.hardware import Hardware, get_hardware
 from ..catalog.model import Model
 from ..catalog.model_catalog import get_model
-from ..estimate import attention_peak_for, peak_for
+from ..layout import attention_peak_for, peak_for
 
 __all__ = ["DATA_PATH", "MODEL_MAP", "Measurement", "Comparison", "load_measurements",
            "catalog_model", "catalog_chip", "replica_step", "fit_batch", "compare",

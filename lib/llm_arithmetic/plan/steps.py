@@ -5,7 +5,7 @@ Each step names one operation of :mod:`llm_arithmetic.plan.interpreter` (mostly 
 formula, or a sum over the layer stack of :mod:`llm_arithmetic.plan.stack`) and binds its
 arguments to inputs, to sums or to earlier steps; a formula's argument that is not bound takes
 the value of the same name. ``doc`` says what the step is, for the appendix that prints the plan.
-:func:`llm_arithmetic.estimate.estimate`, :func:`~llm_arithmetic.estimate.sweep`, the model
+:func:`llm_arithmetic.estimate.estimate`, :func:`~llm_arithmetic.sweeps.sweep`, the model
 record's counts and the book's pages all evaluate this one list.
 
 Inputs (given by the caller; None where absent): the model's ``blocks`` and scalars (``n_vocab``,
@@ -47,20 +47,20 @@ engine's rules (``engine``, its name; paged engines: ``engine_fraction`` or
 ``engine_free_fraction``, ``engine_reserve``, ``engine_page``, ``engine_kv_memory_given``;
 llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``, ``engine_pad``, ``engine_swa_full``;
 None: no engine); images in the prompt, from the processor's rule
-(:func:`llm_arithmetic.estimate.image_inputs`): ``images``, ``image_tokens_per_image``, the
+(:func:`llm_arithmetic.media.image_inputs`): ``images``, ``image_tokens_per_image``, the
 vision tower's ``vision_prefill_flops`` over them and its ``vision_params`` (tower and merger;
 None: no images; the image tokens are already in ``prompt``), and what splits the tower under
 tensor parallelism: the prompt's ``vision_patches``, the tower's width ``d_vision`` and blocks
 ``vision_layers`` (0: not split), its ``vision_mergers`` that all-reduce, the weights it splits
 ``vision_split_params`` and the FLOPs it keeps whole on every chip ``vision_whole_flops``; a
-video in the prompt (:func:`llm_arithmetic.estimate.video_inputs`): its tokens
+video in the prompt (:func:`llm_arithmetic.media.video_inputs`): its tokens
 ``video_tokens`` (None: no video), its frames' work summed into the tower's inputs above
 (with a video ``images`` may be None: the tower's steps hold where ``vision_params`` is
 given); a cross-attention model's images (Llama 3.2 Vision): the states its cross-attention
 layers read, ``image_states`` (one sequence's, all its images'; None: no such images), and
 those layers' number ``cross_layers``, query heads ``cross_heads``, key/value heads
 ``cross_kv_heads`` and head width ``cross_d_head``; audio in the prompt
-(:func:`llm_arithmetic.estimate.audio_inputs`): the audio encoder's ``audio_params`` (None: no
+(:func:`llm_arithmetic.media.audio_inputs`): the audio encoder's ``audio_params`` (None: no
 audio), its ``audio_prefill_flops``, the positions its blocks run ``audio_rows`` at its width
 ``d_audio``, the blocks a tensor-parallel engine splits ``audio_layers`` (0: none), their
 weights ``audio_split_params`` and the FLOPs kept whole on every chip ``audio_whole_flops``.
@@ -150,7 +150,7 @@ def encoder_steps(prefix: str, *, who: str, full: str, over: str, without: str, 
     "vision"; the audio encoder, "audio"), from the inputs ``<prefix>_params`` (each step only
     where it is given), ``<prefix>_prefill_flops``, ``<prefix>_layers``,
     ``<prefix>_split_params`` and ``<prefix>_whole_flops``
-    (:func:`llm_arithmetic.estimate.encoder_split`): its bits and peak
+    (:func:`llm_arithmetic.media.encoder_split`): its bits and peak
     (:func:`encoder_precision`), its weights' bytes, its time on one chip with its weights read
     once (``<prefix>_whole_seconds``), and on a tensor-parallel group: each chip's weights
     (those kept whole, its share of the split ones) and FLOPs (likewise), its work, the blocks'

@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...estimate import frontier
+from ...sweeps import frontier
 
 
 def fitting_frontier(model: Any, chip: Any, price: float, **serve: Any) -> list[dict[str, Any]]:
-    """The points of :func:`~llm_arithmetic.estimate.frontier` (powers of two of the batch) at
+    """The points of :func:`~llm_arithmetic.sweeps.frontier` (powers of two of the batch) at
     ``price`` per chip-hour whose weights and caches fit the chips; empty when none does.
 
     >>> from llm_arithmetic import get_hardware, get_model
@@ -26,7 +26,7 @@ def fitting_frontier(model: Any, chip: Any, price: float, **serve: Any) -> list[
 
 def largest_batch_at_speed(model: Any, chip: Any, price: float, tokens_per_user: float,
                            largest: int = 1 << 16, **serve: Any) -> dict[str, Any] | None:
-    """The point of :func:`~llm_arithmetic.estimate.frontier` at the largest batch, any whole
+    """The point of :func:`~llm_arithmetic.sweeps.frontier` at the largest batch, any whole
     number rather than a power of two, whose weights and caches fit the chips and whose speed
     per user is at least ``tokens_per_user`` [tokens/s]; None when batch 1 already fails.
 

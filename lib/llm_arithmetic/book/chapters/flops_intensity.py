@@ -11,7 +11,7 @@ import sympy as sp
 
 from ...core import symbols as sym
 from ...core.units import GB_S, TFLOP_S
-from ...estimate import peak_for
+from ...layout import peak_for
 from ...formulas import flops, memory, roofline
 from ..display import chip_name, model_name
 from ..matplotlib_on_demand import pyplot as plt

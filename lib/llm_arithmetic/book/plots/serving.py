@@ -2,7 +2,7 @@
 latency-throughput frontier, speculative decoding, cost and energy, measured against the bound.
 
 Each function computes through :func:`~llm_arithmetic.estimate.estimate`,
-:func:`~llm_arithmetic.estimate.frontier` and the registered formulas of ``formulas/serving.py``
+:func:`~llm_arithmetic.sweeps.frontier` and the registered formulas of ``formulas/serving.py``
 and ``formulas/parallel.py``.
 """
 from __future__ import annotations
@@ -18,7 +18,8 @@ from ...catalog.hardware import Hardware
 from ...catalog.model import Model
 from ...core import symbols as sym
 from ...core.units import GB
-from ...estimate import decode_peak_for, estimate, frontier, prefill_peak_for
+from ...estimate import decode_peak_for, estimate, prefill_peak_for
+from ...sweeps import frontier
 from ..chapters.prefill import critical_prompt
 from ..matplotlib_on_demand import pyplot as plt
 from .style import axes_or_new
@@ -231,7 +232,7 @@ def serving_frontier(model: Model | str, chips: Sequence[Hardware], label_batche
                      = (1, 16, 64, 256), ax: plt.Axes | None = None, **kwargs: Any) -> plt.Axes:
     """The latency-throughput frontier of ``model`` on each chip: tokens per second per chip
     against tokens per second per user, one point per batch size
-    (:func:`~llm_arithmetic.estimate.frontier` with ``kwargs``: weights, tp, prompt,
+    (:func:`~llm_arithmetic.sweeps.frontier` with ``kwargs``: weights, tp, prompt,
     generate, ...). A filled point fits in the chips' memory, a hollow one does not.
 
     >>> from llm_arithmetic import get_hardware
@@ -370,7 +371,7 @@ def cost_vs_speed(model: Model | str, chips: Sequence[Hardware], prices: Sequenc
                   ax: plt.Axes | None = None, **kwargs: Any) -> plt.Axes:
     """Cost of a million output tokens against tokens per second per user, one line per chip
     at its price per chip-hour (``prices``, inputs the reader chooses), one point per batch
-    size that fits (:func:`~llm_arithmetic.estimate.frontier` with ``price_per_hour``).
+    size that fits (:func:`~llm_arithmetic.sweeps.frontier` with ``price_per_hour``).
 
     >>> from llm_arithmetic import get_hardware
     >>> ax = cost_vs_speed("llama-3-8b", [get_hardware("h100-sxm")], [2.0], weights="fp8",
@@ -397,7 +398,7 @@ def energy_vs_speed(model: Model | str, chips: Sequence[Hardware], ax: plt.Axes 
                     **kwargs: Any) -> plt.Axes:
     """Board energy per output token against tokens per second per user, one line per chip at
     its catalog board power, one point per batch size that fits
-    (:func:`~llm_arithmetic.estimate.frontier`); a chip whose power the catalog does not
+    (:func:`~llm_arithmetic.sweeps.frontier`); a chip whose power the catalog does not
     give is left out.
 
     >>> from llm_arithmetic import get_hardware

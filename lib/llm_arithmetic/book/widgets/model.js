@@ -42,7 +42,7 @@ const Stack = (function () {
   const nExperts = (m) => Math.max(1, ...runsWith(m, "mlp").map((run) => run.mlp.n_experts));
   // DeepSeek-V4's compressed attention (Model.has_compressed_attention: an attention with
   // output groups), whose attended rows are window tokens and compressed entries; the window
-  // tokens a step attends to per attention layer, on average (cli._attended_row)
+  // tokens a step attends to per attention layer, on average (cli.tables._attended_row)
   const hasCompressedAttention = (m) => runsWith(m, "attention").some(
     (run) => run.attention.o_groups > 0);
   function windowRows(m, context) {

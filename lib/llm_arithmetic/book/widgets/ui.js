@@ -148,7 +148,7 @@ const UI = (function () {
     params_total: {label: "parameters", unit: "billion", scale: 1e9},
     params_active: {label: "parameters used per token", unit: "billion", scale: 1e9},
     // in DeepSeek-V4's compressed attention a row is a window token or a compressed entry:
-    // describe's label and its split of the mean (cli._attended_row, catalog_data's templates)
+    // describe's label and its split of the mean (cli.tables._attended_row, catalog_data's templates)
     attended_context: {label: "cached positions a step reads per layer", unit: "tokens",
       described: (e, m) => {
         if (!m || !Stack.hasCompressedAttention(m)) return null;
