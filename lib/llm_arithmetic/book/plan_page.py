@@ -52,7 +52,10 @@ A layer has up to four parts: attention, a constant-state mixer, an MLP (dense o
 experts) and its norm vectors. Each part takes one form, the first of its list whose condition
 the layer meets, and each term below is, for each form, one registered formula. A sum step adds
 the term over every block, times how many blocks of that kind the stack has; a part whose form
-has no case adds nothing. The forms:
+has no case adds nothing. Three further choices are made the same way, each from a list of its
+own: the bits a mixer keeps its recurrent state in, the all-reduces a part issues under tensor
+parallelism besides its output projection's, and the span of an attention layer (which cached
+positions it reads). The forms, then those choices:
 
 {forms}
 

@@ -203,22 +203,22 @@ class Reproduction:
         return "\n".join(lines)
 
     def status(self) -> str:
-        """Re-verify every row (:meth:`check`, which raises on any drift) and say so in one
-        line: how many rows, by status.
+        """Re-verify every row (:meth:`check`, which raises on any drift) and count them in one
+        line for the reader: how many rows, and how many of each status, in the status column's
+        words.
 
         >>> r = Reproduction("example")
         >>> _ = r.add("a", "2", 2.0); _ = r.add("b", "3.1", 3.14)
         >>> _ = r.add("c", "16", None, status="reported")
         >>> r.status()
-        '3 rows, each re-verified when the notebook runs: 1 matches, 1 rounding, 1 reported'
+        '3 rows (1 matches, 1 rounding, 1 reported)'
         """
         self.check()
         counts = self.counts()
         parts = [f"{counts[s]} {s}" + ("s" if s in ("article error", "note") and counts[s] > 1
                                       else "")
                  for s in STATUSES if counts[s]]
-        return (f"{len(self.rows)} rows, each re-verified when the notebook runs: "
-                + ", ".join(parts))
+        return f"{len(self.rows)} rows ({', '.join(parts)})"
 
     def table(self, caption: str, name: str,
               show: tuple[str, ...] = ("article error", "unrecoverable", "note")) -> Any:
