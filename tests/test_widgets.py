@@ -825,9 +825,22 @@ SERVING_IMAGE_CASES = [
     # GLM-4.5V at tp 4, which its tower's 12 heads allow (tp 8 is refused: below)
     ["glm-4.5v", "h200", dict(weights="fp8", tp=4, prompt=256, generate=64, batch=8, images=1,
                               image_size=(1024, 1024))],
+    # Llama 3.2 Vision: images read through cross-attention layers (their states cached, their
+    # weights read by every token), one tile (512 x 512) and four (1920 x 1080), split up to
+    # the cross layers' 8 key/value heads
+    ["llama-3.2-11b-vision-instruct", "h100-sxm", dict(tp=1, prompt=200, generate=100, batch=4,
+                                                       images=1, image_size=(512, 512))],
+    ["llama-3.2-11b-vision-instruct", "mi300x", dict(tp=2, prompt=50, generate=256, batch=16,
+                                                     images=4, image_size=(1920, 1080))],
+    ["llama-3.2-90b-vision-instruct", "h200", dict(weights="fp8", tp=8, prompt=1000,
+                                                   generate=128, batch=8, images=4,
+                                                   image_size=(512, 512))],
+    ["llama-3.2-90b-vision-instruct", "b200", dict(tp=4, generate=64, batch=2, images=1,
+                                                   image_size=(1920, 1080))],
 ]
 IMAGE_FIELDS = ["images", "image_tokens_per_image", "image_tokens", "vision_patches_per_image",
-                "vision_prefill_flops", "vision_weight_bytes", "vision_prefill_seconds"]
+                "vision_prefill_flops", "vision_weight_bytes", "vision_prefill_seconds",
+                "image_states", "cross_kv_flops", "image_kv_bytes"]
 #: A video (describe's --video-seconds S; the page's clips, export.VIDEO_SECONDS, at estimate's
 #: 2 fps and 1280 x 720 px) and audio (--audio-seconds S, export.AUDIO_SECONDS) in the prompt:
 #: Qwen2.5-VL's clip (its tower split at tp 2) and with two images, Qwen2-VL's minute, Qwen3.5's
@@ -1018,14 +1031,20 @@ def test_serving_errors_agree_with_python(page):
               # heads at tp 8, export.audio_tp_refused), after the tower's where both are asked
               ("qwen3.5-27b", dict(tp=12, video_seconds=60)),
               ("qwen3-omni-30b-a3b-instruct", dict(tp=8, prompt=100, audio_seconds=30)),
-              ("qwen3-omni-30b-a3b-instruct", dict(tp=8, images=1, audio_seconds=600))]
+              ("qwen3-omni-30b-a3b-instruct", dict(tp=8, images=1, audio_seconds=600)),
+              # Llama 3.2 Vision: tp 16 splits its tower's 16 heads, not its cross-attention
+              # layers' 8 key/value heads (media.cross_inputs); tp 32 not the tower's heads
+              ("llama-3.2-11b-vision-instruct", dict(tp=16, images=4, image_size=(512, 512))),
+              ("llama-3.2-90b-vision-instruct", dict(tp=16, prompt=10, images=1)),
+              ("llama-3.2-90b-vision-instruct", dict(tp=32, images=1))]
     got = page.evaluate(SERVING_QUERY, [[n, "h100-sxm", kw] for n, kw in bad + worded])
     for (name, kw), g in zip(bad + worded, got):
         with pytest.raises(InputError) as said:
             estimate(name, hardware="h100-sxm", **kw)
         assert "error" in g, (name, kw, g)
         if (name, kw) in worded:
-            assert ("vision tower" in str(said.value) or "audio encoder" in str(said.value)) \
+            assert any(w in str(said.value) for w in ("vision tower", "audio encoder",
+                                                      "cross-attention layers")) \
                 and g["error"] == str(said.value), (
                 name, kw, g["error"], str(said.value))
 
@@ -1231,6 +1250,50 @@ SPECULATIVE_FIELDS = ("spec_tokens_per_step", "speculative_seconds_per_token",
                       "speculative_tokens_per_second_per_chip", "speculative_request_seconds",
                       "speculative_cost_per_million_tokens",
                       "speculative_energy_joules_per_token")
+
+
+def test_the_serving_widget_takes_llama_3_2_visions_images(page):
+    """Llama 3.2 Vision's images (read through cross-attention layers: their states cached,
+    their weights read by every token) in the serving widget, 11B then 90B, at 1 and 4 images
+    of one tile (512 x 512 px) and of four (1920 x 1080): the bound rows (TTFT, TPOT, tokens/s,
+    memory per chip) are Python's to the digits shown after each move; tp 16, which the cross
+    layers' 8 key/value heads refuse, gets Python's refusal and no number."""
+    from test_browser_widgets import READ_WIDGET, check_widget, move_control
+
+    mount(page, """<div data-llm-widget="serving" data-model="llama-3.2-11b-vision-instruct"
+      data-chip="h200" data-weights="fp8" data-prompt="500" data-generate="200" data-batch="8"
+      data-images="1" data-image_size="512x512" data-plots=""
+      data-show="ttft_seconds,tpot_seconds,tokens_per_second_per_user,
+                 tokens_per_second_per_chip,memory_per_chip_bytes,fits_per_chip,
+                 image_tokens,vision_prefill_seconds"></div>""")
+    el = page.locator('[data-llm-widget="serving"]')
+    r = el.evaluate(READ_WIDGET)
+    problems = check_widget(r, "llama 3.2 11b vision (start)")
+    states = [(r["state"]["model"], r["state"]["images"], r["state"]["image_size"])]
+    for move in (("images", "select", ["4"]), ("image_size", "select", ["1920x1080"]),
+                 ("images", "select", ["1"]),
+                 ("model", "select", ["llama-3.2-90b-vision-instruct"]),
+                 ("images", "select", ["4"]), ("image_size", "select", ["512x512"]),
+                 ("tp", "select", ["8"])):
+        move_control(page, el, move)
+        r = el.evaluate(READ_WIDGET)
+        problems += check_widget(r, f"serving after {move[:3]}")
+        states.append((r["state"]["model"], r["state"]["images"], r["state"]["image_size"]))
+    assert not problems, "\n".join(problems[:10])
+    shown = {o["key"] for o in r["outputs"] if o["value"] != ""}
+    assert {"ttft_seconds", "tpot_seconds", "tokens_per_second_per_chip",
+            "memory_per_chip_bytes"} <= shown, shown
+    small, large = "llama-3.2-11b-vision-instruct", "llama-3.2-90b-vision-instruct"
+    assert states == [(small, 1, "512x512"), (small, 4, "512x512"), (small, 4, "1920x1080"),
+                      (small, 1, "1920x1080"), (large, 1, "1920x1080"),
+                      (large, 4, "1920x1080"), (large, 4, "512x512"), (large, 4, "512x512")]
+    move_control(page, el, ("tp", "select", ["16"]))
+    r = el.evaluate(READ_WIDGET)
+    with pytest.raises(InputError) as said:
+        estimate(large, hardware="h200", weights="fp8", tp=16, images=4,
+                 image_size=(512, 512))
+    assert (r["state"]["tp"], r["message"]) == (16, str(said.value))
+    assert [o["value"] for o in r["outputs"] if o["key"] == "ttft_seconds"] == [""]
 
 
 def test_speculative_estimate_in_the_page_equals_python(page):
@@ -1872,14 +1935,15 @@ def test_the_page_takes_each_image_size_as_python_counts_it():
       x 1.3125; 3 x 3 would shrink it), 16 tiles and a global one, 144 tokens each: 2,448, and
       16 tile separators."""
     from llm_arithmetic.catalog.images import DEFAULT_IMAGE_SIZE
-    from llm_arithmetic.media import image_inputs, vision_plan_inputs
+    from llm_arithmetic.media import cross_inputs, image_inputs, vision_plan_inputs
 
     sizes = [f"{w}x{h}" for w, h in export.IMAGE_SIZES]
     assert tuple(DEFAULT_IMAGE_SIZE) in export.IMAGE_SIZES
     offered = {name: export.image_data(e.model) for name, e in CATALOG.items()}
     offered = {k: v for k, v in offered.items() if v is not None}
     assert {"qwen2.5-vl-3b-instruct", "gemma-3-12b", "llama-4-scout", "gemma-3n-e4b",
-            "llava-1.5-7b-hf"} <= set(offered)
+            "llava-1.5-7b-hf", "llama-3.2-11b-vision-instruct",
+            "llama-3.2-90b-vision-instruct"} <= set(offered)
     for name, by_size in offered.items():
         m = CATALOG[name].model
         assert list(by_size) == sizes, name
@@ -1889,6 +1953,12 @@ def test_the_page_takes_each_image_size_as_python_counts_it():
                 v = image_inputs(m, n, (w, h))
                 want = {**vision_plan_inputs(v), "prompt_tokens": v["prompt_tokens"],
                         "vision_patches_per_image": v["vision_patches_per_image"]}
+                if v.get("image_states"):  # what estimate() gives the plan besides
+                    given = {"tp": 1}
+                    cross_inputs(m, v, given)
+                    want.update(extras_read=given["extras_read"],
+                                extras_matmul=given["extras_matmul"],
+                                cross_kv_flops=v["cross_kv_flops"])
                 got = {"images": n, **{k: n * x if k in export.IMAGE_SCALED else x
                                        for k, x in one.items()}}
                 assert got == want, (name, key, n)
@@ -1898,6 +1968,20 @@ def test_the_page_takes_each_image_size_as_python_counts_it():
     llama = offered["llama-4-scout"]["1024x1024"]
     assert (llama["image_tokens_per_image"], llama["prompt_tokens"]) == (17 * 144,
                                                                           17 * 144 + 16)
+    # Llama 3.2 11B Vision (tests/configs/FAMILIES.md 17.38, from its config.json): one
+    # <|image|> token an image; 512 x 512 px fits one 560 px tile, 1920 x 1080 px four, of
+    # 40 x 40 patches and a class token (1,601 states) each; a token then reads the 8
+    # cross-attention layers but k and v, 8 x 209,723,650 parameters, of them 8 x (2 x 4,096^2
+    # + 3 x 4,096 x 14,336) in matrix products; k and v of the states: 2 FLOPs x 8 layers x
+    # 2 (K, V) x 4,096 x 8 heads x 128 a state
+    mllama = offered["llama-3.2-11b-vision-instruct"]
+    for key, tiles in (("512x512", 1), ("1920x1080", 4)):
+        x = mllama[key]
+        assert (x["prompt_tokens"], x["image_states"], x["cross_layers"], x["cross_kv_heads"],
+                x["cross_d_head"]) == (1, tiles * 1601, 8, 8, 128)
+        assert (x["extras_read"], x["extras_matmul"]) == (
+            8 * 209_723_650, 8 * (2 * 4096 ** 2 + 3 * 4096 * 14336))
+        assert x["cross_kv_flops"] == 2 * 8 * 2 * 4096 * 8 * 128 * tiles * 1601
     # a model with a tower whose rule is not modelled carries Python's refusal instead
     record = export.model_data(CATALOG["kimi-vl-a3b-instruct"])
     assert "images" not in record and "not modelled" in record["images_refused"]
@@ -1915,7 +1999,7 @@ def test_the_page_refuses_the_tower_layouts_python_refuses():
     from llm_arithmetic.catalog.images import image_tower
     from llm_arithmetic.core.errors import ConfigError, InputError
     from llm_arithmetic.layout import parallel_degrees
-    from llm_arithmetic.media import vision_degrees
+    from llm_arithmetic.media import cross_inputs, image_inputs, vision_degrees
 
     def said(f, *args):
         try:
@@ -1929,15 +2013,19 @@ def test_the_page_refuses_the_tower_layouts_python_refuses():
     for name, entry in CATALOG.items():
         m = entry.model
         try:
-            _, rule = image_tower(m)
+            image_tower(m)
         except ConfigError:
-            continue
-        if rule.rule in export.CROSS_RULES:  # refused whole on the page (images_refused)
             continue
         taken += 1
         got = export.images_tp_refused(m)
+        # a cross-attention model's images are refused past its layers' key/value heads too
+        # (media.cross_inputs), after the tower (estimate.evaluated_plan's order)
+        one = image_inputs(m, 1, (1024, 1024))
+        cross = (lambda tp: said(cross_inputs, m, one, {"tp": tp})) if one.get(
+            "image_states") else (lambda tp: None)
         for tp in sorted({*export.TP_MENU, *range(1, 257)}):
-            want = None if said(parallel_degrees, m, tp, 1, 1) else said(vision_degrees, m, tp)
+            want = None if said(parallel_degrees, m, tp, 1, 1) else (
+                said(vision_degrees, m, tp) or cross(tp))
             assert got.get(str(tp)) == want, (name, tp, got.get(str(tp)), want)
         assert set(got) <= {str(t) for t in range(1, 257)}, name
     assert taken >= 15
@@ -1956,6 +2044,13 @@ def test_the_page_refuses_the_tower_layouts_python_refuses():
     llava = export.model_data(CATALOG["llava-1.5-7b-hf"])
     assert list(llava["images_tp_refused"]) == ["32"] and "images" in llava
     assert export.images_tp_refused(CATALOG["gemma-3n-e4b"].model) == {}
+    # Llama 3.2 90B Vision (FAMILIES.md 17.38): 64 heads and 8 key/value heads, its tower's
+    # 16, its cross-attention layers' 8 key/value heads: of the menu, tp 16 splits the tower
+    # and not those heads, tp 32 and 64 not the tower's heads either (its words first)
+    refused = export.images_tp_refused(CATALOG["llama-3.2-90b-vision-instruct"].model)
+    assert sorted((t for t in refused if int(t) in export.TP_MENU), key=int) == [
+        "16", "32", "64"]
+    assert "8 key/value heads" in refused["16"] and "vision tower" in refused["64"]
 
 
 def test_the_page_takes_each_clip_as_python_counts_it():

@@ -33,8 +33,8 @@ from ..core.errors import ConfigError, InputError
 from ..arguments import LIMITS, SERVING_RANGES
 from ..estimate import CROSSING_LIMIT, FIELD_STEPS, STATE_WINDOW_BITS, speculative_inputs
 from ..layout import ALLREDUCE_ALGORITHMS, parallel_degrees
-from ..media import (AUDIO_PLAN_INPUTS, audio_degrees, image_inputs, prompt_with_images,
-                     vision_degrees, vision_plan_inputs)
+from ..media import (AUDIO_PLAN_INPUTS, audio_degrees, cross_inputs, image_inputs,
+                     prompt_with_images, vision_degrees, vision_plan_inputs)
 from ..speculative import (DRAFT_VOCAB_TOLERANCE, NOTHING_HELD, SPECULATIVE_WORKLOADS,
                            offered_drafts)
 from ..sweeps import FRONTIER_MAX_BATCH
@@ -143,7 +143,13 @@ TP_MENU = (1, 2, 4, 8, 16, 32, 64)
 #: What N images multiply of :func:`image_data`'s record of one image: the plan's inputs that
 #: count the images' work, and the prompt's tokens (:func:`image_data` checks, for every model
 #: and size, that N images give N times one image's of these, and one image's of the others).
-IMAGE_SCALED = ("vision_prefill_flops", "vision_patches", "vision_whole_flops", "prompt_tokens")
+IMAGE_SCALED = ("vision_prefill_flops", "vision_patches", "vision_whole_flops", "prompt_tokens",
+                "image_states", "cross_kv_flops")
+#: The keys of :func:`image_data`'s record that are not the plan's inputs: the prompt tokens
+#: the images add, the patches one image's tower runs, and a cross-attention model's key and
+#: value projections of the images' states (part of ``vision_prefill_flops``), which
+#: :func:`~llm_arithmetic.estimate.estimate` reports beside them.
+IMAGE_REPORTED = ("prompt_tokens", "vision_patches_per_image", "cross_kv_flops")
 
 
 def image_data(m: Any) -> dict[str, dict[str, int]] | None:
@@ -151,8 +157,10 @@ def image_data(m: Any) -> dict[str, dict[str, int]] | None:
     left out) of one image of each size of :data:`IMAGE_SIZES` for ``m``, keyed ``"WxH"``, with
     the prompt tokens one image adds (``prompt_tokens``: its tokens and separators) and the
     patches its tower runs (``vision_patches_per_image``); None for a model whose tower's rule
-    is not modelled, that has none, or whose images reach it through cross-attention
-    (:data:`CROSS_RULES`). N images of a size are N times the values of
+    is not modelled or that has none. A cross-attention model's images (Llama 3.2 Vision,
+    :func:`_image_record`) carry besides the states its cross-attention layers read, those
+    layers' shapes, the parameters a token reads with them and the key and value projections
+    (``cross_kv_flops``). N images of a size are N times the values of
     :data:`IMAGE_SCALED`, and the others as they are: checked here at
     2 and :data:`IMAGES_MAX` images against :func:`~llm_arithmetic.media.image_inputs`
     (a ValueError names an input that is neither).
@@ -163,23 +171,19 @@ def image_data(m: Any) -> dict[str, dict[str, int]] | None:
     (2691, 2691, 10764, 1280)
     >>> image_data(CATALOG["llama-3-8b"].model) is None
     True
+    >>> x = image_data(CATALOG["llama-3.2-11b-vision-instruct"].model)
+    >>> x["512x512"]["image_states"], x["1024x1024"]["image_states"], x["512x512"]["extras_read"]
+    (1601, 6404, 1677789200)
     """
     try:
-        _, rule = image_tower(m)
+        image_tower(m)
     except ConfigError:
-        return None
-    if rule.rule in CROSS_RULES:  # a cross-attention model's images: not the page's path
         return None
     out = {}
     for w, h in IMAGE_SIZES:
-        one = image_inputs(m, 1, (w, h))
-        record = {**vision_plan_inputs(one), "prompt_tokens": one["prompt_tokens"],
-                  "vision_patches_per_image": one["vision_patches_per_image"]}
-        del record["images"]
+        record = _image_record(m, 1, (w, h))
         for n in (2, IMAGES_MAX):
-            many = image_inputs(m, n, (w, h))
-            got = {**vision_plan_inputs(many), "prompt_tokens": many["prompt_tokens"],
-                   "vision_patches_per_image": many["vision_patches_per_image"]}
+            got = _image_record(m, n, (w, h))
             for k, v in record.items():
                 if got[k] != (n * v if k in IMAGE_SCALED else v):
                     raise ValueError(f"{m.name}, {n} images of {w} x {h} px: {k} is {got[k]}, "
@@ -189,27 +193,47 @@ def image_data(m: Any) -> dict[str, dict[str, int]] | None:
     return out
 
 
+def _image_record(m: Any, n: int, size: tuple[int, int]) -> dict[str, int]:
+    """What :func:`~llm_arithmetic.estimate.estimate` gives the plan for ``n`` images of
+    ``size`` in a prompt to ``m`` (:func:`~llm_arithmetic.media.vision_plan_inputs`, the count
+    left out), with :data:`IMAGE_REPORTED`; for a cross-attention model's images, also the
+    parameters outside the stack that a token then reads (``extras_read``, ``extras_matmul``:
+    :func:`~llm_arithmetic.media.cross_inputs`, at tp 1, which it refuses at no degree) and
+    the states' key and value projections (``cross_kv_flops``)."""
+    one = image_inputs(m, n, size)
+    record = {**vision_plan_inputs(one), "prompt_tokens": one["prompt_tokens"],
+              "vision_patches_per_image": one["vision_patches_per_image"]}
+    del record["images"]
+    if one.get("image_states"):
+        given = {"tp": 1}
+        cross_inputs(m, one, given)
+        del given["tp"]
+        record.update(given, cross_kv_flops=one["cross_kv_flops"])
+    return record
+
+
 def _images_field(m: Any) -> dict[str, Any]:
     """``images`` (:func:`image_data`) for a model whose tower's rule is modelled, with
     ``images_tp_refused`` (:func:`images_tp_refused`) where its tower refuses a degree of the
     page's menu; ``images_refused``, Python's refusal, for one whose tower's rule is not; else
     nothing."""
     try:
-        _, rule = image_tower(m)
+        image_tower(m)
     except ConfigError as err:
         towers = [x for x in m.extras if x.name.startswith("vision tower")]
         return {"images_refused": str(err)} if towers else {}
-    if rule.rule in CROSS_RULES:
-        return {"images_refused": CROSS_REFUSAL.format(name=m.name)}
     refused = images_tp_refused(m)
     return {"images": image_data(m), **({"images_tp_refused": refused} if refused else {})}
 
 
 def images_tp_refused(m: Any) -> dict[str, str]:
-    """Python's refusal (:func:`~llm_arithmetic.media.vision_degrees`'s message) of each
+    """Python's refusal (:func:`~llm_arithmetic.media.vision_degrees`'s message, then for a
+    cross-attention model's images :func:`~llm_arithmetic.media.cross_inputs`', as
+    :func:`~llm_arithmetic.estimate.evaluated_plan` asks them) of each
     tensor-parallel degree that ``m``'s own layers allow
-    (:func:`~llm_arithmetic.layout.parallel_degrees`) and whose split of its vision tower
-    vLLM refuses, keyed by the degree as a string: what the page says for such a tp with images
+    (:func:`~llm_arithmetic.layout.parallel_degrees`) and whose split of its vision tower, or of
+    its cross-attention layers' key/value heads, vLLM refuses, keyed by the degree as a string:
+    what the page says for such a tp with images
     in the prompt, the page restating no rule of the tower. Every such degree, not only those
     of :data:`TP_MENU`: a degree is at most the layers' fewest heads (or the menu's largest,
     for a stack without attention), which bounds the search; a degree the layers refuse is
@@ -220,8 +244,17 @@ def images_tp_refused(m: Any) -> dict[str, str]:
     ['8', '16', '24', '32', '48', '96']
     >>> images_tp_refused(CATALOG["gemma-3n-e4b"].model)
     {}
+    >>> sorted(images_tp_refused(CATALOG["llama-3.2-11b-vision-instruct"].model), key=int)
+    ['16', '32']
     """
-    return _tp_refused(m, vision_degrees)
+    one = image_inputs(m, 1, DEFAULT_IMAGE_SIZE)
+
+    def check(model: Any, tp: int) -> None:
+        vision_degrees(model, tp)
+        if one.get("image_states"):  # the cross-attention layers' key/value heads
+            cross_inputs(model, one, {"tp": tp})
+
+    return _tp_refused(m, check)
 
 
 def _tp_refused(m: Any, check: Any) -> dict[str, str]:
@@ -281,11 +314,9 @@ def video_data(m: Any) -> dict[str, dict[str, int]] | None:
     True
     """
     try:
-        rule = video_tower(m)
+        video_tower(m)
     except ConfigError:
         return None
-    if rule.rule in CROSS_RULES:  # the page's path has no cross-attention inputs
-        raise ValueError(f"{m.name}: a video through cross-attention is not the page's path")
     out = {}
     for s in VIDEO_SECONDS:
         _, _, v = prompt_with_images(m, None, None, None, s, DEFAULT_VIDEO_FPS,
@@ -360,17 +391,6 @@ def _media_fields(m: Any) -> dict[str, Any]:
         refused = audio_tp_refused(m)
         out.update({"audio": audio, **({"audio_tp_refused": refused} if refused else {})})
     return out
-
-
-#: Image rules whose images the page does not take: a cross-attention model's images add one
-#: token each to the prompt, and the plan's further inputs (the states its cross-attention
-#: layers read, their cache) and what each token reads besides
-#: (:func:`~llm_arithmetic.media.cross_inputs`) are not among the inputs the page's path
-#: carries from :func:`image_data`; the command line and the library count them.
-CROSS_RULES = ("mllama",)
-CROSS_REFUSAL = ("{name}: images reach its language model through cross-attention layers "
-                 "(their keys and values cached per image, their weights read by every token), "
-                 "which the command line and the library count and this page does not")
 
 
 def _refusals(m: Any) -> dict[str, str]:
@@ -507,7 +527,7 @@ def catalog_data() -> dict[str, Any]:
         # the images the page offers (each model's inputs per size: model_data's ``images``)
         "image_menu": {"sizes": [list(s) for s in IMAGE_SIZES],
                        "default": list(DEFAULT_IMAGE_SIZE), "max": IMAGES_MAX,
-                       "scaled": list(IMAGE_SCALED)},
+                       "scaled": list(IMAGE_SCALED), "reported": list(IMAGE_REPORTED)},
         # the tensor-parallel degrees the page offers (with images, a model's
         # ``images_tp_refused`` holds Python's refusal of those its vision tower refuses)
         "tp_menu": list(TP_MENU),

@@ -329,8 +329,11 @@ const Estimate = (function () {
   // the page's menu, CATALOG.image_menu; default estimate's) in a prompt to m. The processors'
   // rules are Python's: the export gives the plan's inputs of one image of each size
   // (export.image_data), and N images are N times those the menu's `scaled` names, the others
-  // as they are (the export checks both). Returns the plan's inputs, the prompt tokens the
-  // images add, the size and the tower's patches of one image.
+  // as they are (the export checks both). A cross-attention model's images (Llama 3.2 Vision)
+  // come the same way: the states its cross-attention layers read, their shapes and the
+  // parameters a token reads with them are among those inputs. Returns the plan's inputs, the
+  // prompt tokens the images add, the size, the tower's patches of one image and the key and
+  // value projections of a cross-attention model's images (the menu's `reported`: not inputs).
   function imageInputs(m, images, size) {
     const menu = CATALOG.image_menu;
     if (images === null || images === undefined) {
@@ -349,18 +352,18 @@ const Estimate = (function () {
     }
     const plan = {images: n};
     for (const [k, v] of Object.entries(one)) {
-      if (k !== "prompt_tokens" && k !== "vision_patches_per_image") {
-        plan[k] = menu.scaled.includes(k) ? n * v : v;
-      }
+      if (!menu.reported.includes(k)) plan[k] = menu.scaled.includes(k) ? n * v : v;
     }
     return {plan, prompt_tokens: n * one.prompt_tokens, image_size: [w, h],
-      vision_patches_per_image: one.vision_patches_per_image};
+      vision_patches_per_image: one.vision_patches_per_image,
+      cross_kv_flops: one.cross_kv_flops === undefined ? null : n * one.cross_kv_flops};
   }
 
   // estimate.vision_degrees, after the layers' degrees (parallel) and the draft, as Python
-  // checks them: with images, a tp whose split of the vision tower vLLM refuses gets Python's
-  // refusal, exported for every degree the layers allow (export.images_tp_refused); no rule of
-  // the tower is restated here.
+  // checks them: with images, a tp whose split of the vision tower vLLM refuses, or of a
+  // cross-attention model's key/value heads (media.cross_inputs), gets Python's refusal,
+  // exported for every degree the layers allow (export.images_tp_refused); no rule of the
+  // tower is restated here.
   function visionDegrees(m, tp) {
     const refused = (m.images_tp_refused || {})[String(tp)];
     if (refused) throw new Error(refused);
@@ -514,6 +517,10 @@ const Estimate = (function () {
       image_tokens_per_image: image ? image.plan.image_tokens_per_image : null,
       vision_patches_per_image: image ? image.vision_patches_per_image : null,
       vision_prefill_flops: vision && vision.tower ? vision.plan.vision_prefill_flops : null,
+      // a cross-attention model's images: the states their layers read and those layers' key
+      // and value projections (null, not 0, without such images, as estimate() reports them)
+      image_states: image && image.plan.image_states ? image.plan.image_states : null,
+      cross_kv_flops: image && image.plan.image_states ? image.cross_kv_flops : null,
       video_seconds: null, video_fps: null, video_size: null, video_tokens: null,
       ...Object.fromEntries(CATALOG.video_menu.reported.map((k) => [k, null])),
       ...(vision && vision.video ? vision.video.fields : {}),
@@ -557,6 +564,8 @@ const Estimate = (function () {
     e.attained_flops = e.decode_seconds_per_token !== null
       ? e.decode_step_flops / e.decode_seconds_per_token : null;
     e.seq_bytes = ev.get("seq_bytes");
+    // the images' keys and values one sequence caches (a cross-attention model's images)
+    e.image_kv_bytes = given.image_states ? ev.get("image_kv_bytes") : null;
     // the forecast under the bounds (forecast.expected's keys), each with its 80% interval
     for (const key of EXPECTED_KEYS) {
       e[key] = ev.get(key);

@@ -523,7 +523,9 @@ const Plan = (function () {
       // a video's tokens (estimate.video_inputs; null: none. Estimate.videoInputs gives them
       // with the tower's inputs from the exported inputs of the menu's clips, export.video_data)
       video_tokens: null,
-      // a cross-attention model's images (estimate.cross_image_inputs; the page offers none)
+      // a cross-attention model's images (estimate.cross_image_inputs; null: none.
+      // Estimate.imageInputs gives them, with extras_read and extras_matmul, from
+      // export.image_data)
       image_states: null, cross_layers: null, cross_heads: null, cross_kv_heads: null,
       cross_d_head: null,
       // audio in the prompt (estimate.audio_inputs; null: none. Estimate.audioInputs gives
