@@ -1,7 +1,8 @@
-"""Audio in the prompt (Qwen2.5-Omni, Qwen3-Omni): mel frames, tokens, the encoder's attention
-windows and FLOPs, and how they join the prompt and the time to first token. Expected counts
-are printed by transformers 5.24.0's own functions (the command is given); FLOPs are worked
-out by hand from the encoders' shapes."""
+"""Audio in the prompt (Qwen2.5-Omni, Qwen3-Omni, Gemma 3n, Gemma 4 E2B/E4B): mel frames,
+tokens, the encoder's attention windows and FLOPs, and how they join the prompt and the time
+to first token. Expected counts are printed by transformers 5.24.0's own functions (the
+command is given); FLOPs are worked out by hand from the encoders' shapes and, for Gemma,
+printed by torch's FlopCounterMode on the real encoders."""
 from __future__ import annotations
 
 import json
@@ -99,9 +100,9 @@ def test_audio_joins_the_prompt_and_the_ttft():
 @pytest.mark.parametrize("name, kw, error, words", [
     ("llama-2-7b", dict(audio_seconds=10), ConfigError, "llama-2-7b takes no audio"),
     ("qwen2.5-vl-3b-instruct", dict(audio_seconds=10), ConfigError, "--audio-seconds"),
-    # an audio tower whose rule is not modelled (Gemma 3n's USM conformer) is refused too
-    ("gemma-3n-e4b", dict(audio_seconds=10), ConfigError,
-     "gemma-3n-e4b: the rule of its audio encoder is not modelled"),
+    # a model whose only audio-capable sibling has the encoder (Gemma 4 31B: audio_config null)
+    ("gemma-4-31b", dict(audio_seconds=10), ConfigError, "gemma-4-31b takes no audio"),
+    ("gemma-4-e2b", dict(audio_seconds=0.005), InputError, "no token"),
     (Q25, dict(audio_seconds=0), InputError, "audio_seconds"),
     (Q25, dict(audio_seconds=float("nan")), InputError, "audio_seconds"),
     (Q25, dict(audio_seconds=0.01), InputError, "no token"),
@@ -161,3 +162,94 @@ def test_qwen2_5_omni_matches_a_traced_clip():
     _, rule = audio_encoder(get_model("qwen2.5-omni-7b"))
     w = audio_work(rule, 335459 / 16000)
     assert (rule.max_frames, w.frames, w.tokens) == (4_800_000 // 160, 2097, 524)
+
+
+# ---- Gemma 3n and Gemma 4 E2B/E4B ----------------------------------------------------------
+# Printed by transformers 5.24.0 (torch 2.13.0+cpu) for S seconds of silence, N = round(S x
+# 16000) samples, each model's audio_config from the catalog's config.json, the encoders and
+# embedders built on the meta device:
+#   a = Gemma3nAudioFeatureExtractor()([x], return_tensors="pt")   # class defaults
+#   b = Gemma4AudioFeatureExtractor()([x], return_tensors="pt")
+#   o3 = Gemma3nAudioEncoder(Gemma3nAudioConfig(**ac))(a["input_features"],
+#                                                      ~a["input_features_mask"])
+#   o4 = Gemma4AudioModel(Gemma4AudioConfig(**ac))(b["input_features"], b["input_features_mask"])
+#   torch.utils.flop_counter.FlopCounterMode around each encoder and each MultimodalEmbedder
+#   (inputs_embeds = its last_hidden_state; text widths 2048, 1536, 2560): get_total_flops()
+#   Gemma 4's tokens: Gemma4Processor.replace_audio_token's two [::2] halvings of
+#   b["input_features_mask"], summed; Gemma 3n's are audio_seq_length = 188 for every clip.
+# columns: seconds; Gemma 3n frames, its encoder's positions after the reduction, FLOPs (E2B and
+# E4B: one text width); Gemma 4 frames, tokens, encoder positions, FLOPs E2B, FLOPs E4B
+GEMMA_PRINTED = [
+    (0.05, 3, 1, 2_077_691_904, 5, 1, 2, 1_528_102_912, 1_534_394_368),
+    (1, 97, 7, 33_568_837_632, 99, 25, 25, 15_169_937_408, 15_248_580_608),
+    (7.3, 728, 46, 239_570_706_432, 730, 183, 183, 108_868_952_064, 109_444_620_288),
+    (10, 997, 63, 328_777_900_032, 999, 250, 250, 148_593_065_984, 149_379_497_984),
+    (30, 2997, 188, 984_855_502_848, 2999, 750, 750, 445_124_886_528, 447_484_182_528),
+    (45, 2997, 188, 984_855_502_848, 2999, 750, 750, 445_124_886_528, 447_484_182_528),
+    (120, 2997, 188, 984_855_502_848, 2999, 750, 750, 445_124_886_528, 447_484_182_528),
+]
+
+
+def test_gemma_counts_and_flops_match_transformers_printed():
+    g3 = audio_encoder(get_model("gemma-3n-e2b"))[1]
+    g4, g44 = (audio_encoder(get_model(n))[1] for n in ("gemma-4-e2b", "gemma-4-e4b"))
+    for s, f3, kept3, flops3, f4, t4, rows4, flops4, flops44 in GEMMA_PRINTED:
+        a, b, c = audio_work(g3, s), audio_work(g4, s), audio_work(g44, s)
+        assert (a.frames, a.tokens, -(-a.rows // 4), a.flops) == (f3, 188, kept3, flops3), s
+        assert (b.frames, b.tokens, b.rows, b.flops) == (f4, t4, rows4, flops4), s
+        assert (c.frames, c.tokens, c.flops) == (f4, t4, flops44), s
+
+
+def test_gemma4_tokens_count_whole_frames_not_the_padded_ones():
+    """1,440 samples (0.09 s) pad to 1,536, which frames 9 mel frames of which 8 hold only
+    real audio: the encoder runs ceil(9 / 4) = 3 positions, the prompt gets ceil(8 / 4) = 2
+    tokens (Gemma4Processor._compute_audio_num_tokens gives the same 2)."""
+    w = audio_work(audio_encoder(get_model("gemma-4-e4b"))[1], 1440 / 16000)
+    assert (w.frames, w.rows, w.tokens) == (9, 3, 2)
+
+
+def test_gemma_encoder_flops_by_hand():
+    """Gemma 4 E2B, 10 s: 999 frames -> 500 -> 250 positions; the subsampling convolutions
+    (1 -> 128 channels over 500 x 64, 128 -> 32 over 250 x 32), the projection 32 x 32 -> 1024;
+    per layer 23 h^2 weights a position (two feed-forwards of 8 h^2, q, k, v, o, the light
+    convolution's 3 h^2), the relative projection of 13 offsets, attention in 21 blocks of 12
+    queries over 24 keys (QK, PV) and 13 offsets, the depthwise kernel of 5; then 1024 -> 1536
+    and the embedder 1536 -> 1536 at every position."""
+    h, rows, blocks = 1024, 250, 21
+    convs = 2 * 9 * 128 * 500 * 64 + 2 * 9 * 128 * 32 * 250 * 32 + 2 * 1024 * h * rows
+    layer = (2 * 23 * h * h * rows + 2 * 13 * h * h + 2 * blocks * 12 * h * (2 * 24 + 13)
+             + 2 * h * 5 * rows)
+    out = 2 * h * 1536 * rows + 2 * 1536 * 1536 * rows
+    assert estimate("gemma-4-e2b", audio_seconds=10).audio_prefill_flops == \
+        convs + 12 * layer + out
+
+
+def test_gemma_audio_in_the_prompt_and_whole_under_tp():
+    kw = dict(hardware="h100-sxm", generate=10)
+    e = estimate("gemma-3n-e4b", prompt=12, audio_seconds=5, **kw)
+    assert (e.prompt, e.audio_tokens) == (200, 188)       # 188 tokens whatever the clip
+    # the audio tower and embedder's weights (681,348,640 + 3,345,408 on the meta device)
+    assert e.audio_weight_bytes == 2 * (681_348_640 + 3_345_408)
+    # vLLM runs the encoder whole on every chip (AutoModel.from_config)
+    e2 = estimate("gemma-4-e4b", prompt=10, audio_seconds=30, tp=2, **kw)
+    e1 = estimate("gemma-4-e4b", prompt=10, audio_seconds=30, **kw)
+    assert e2.audio_prefill_seconds == e1.audio_prefill_seconds
+    assert (e1.prompt, e1.audio_tokens, e1.audio_frames) == (760, 750, 2999)
+
+
+def test_a_clip_beyond_gemmas_30_s_warns_that_the_rest_is_dropped(capsys):
+    import warnings
+
+    from llm_arithmetic.arguments import ContextWarning
+    from llm_arithmetic.media import audio_inputs
+
+    for name in ("gemma-3n-e2b", "gemma-4-e2b"):
+        with pytest.warns(ContextWarning, match=r"keeps the first 30 s .*480,000 samples.* "
+                                                r"the 45 s"):
+            long = audio_inputs(get_model(name), 45)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert audio_inputs(get_model(name), 30)["audio_frames"] == long["audio_frames"]
+    assert main(["describe", "gemma-4-e2b", "--audio-seconds", "30", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["audio_tokens"], d["audio_frames"]) == (750, 2999)

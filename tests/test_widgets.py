@@ -847,7 +847,9 @@ IMAGE_FIELDS = ["images", "image_tokens_per_image", "image_tokens", "vision_patc
 #: twenty minutes (past the 768 frames sampled, one pixel budget for the clip) at tp 4 and
 #: five minutes with an image beside them (Qwen3.5 397B, experts split); Qwen2.5-Omni's audio
 #: (its encoder whole on every chip), ten minutes of it with an image (truncated at 300 s:
-#: Python's warning), Qwen3-Omni's split over 4 chips with two images, and its Thinking's.
+#: Python's warning), Qwen3-Omni's split over 4 chips with two images, and its Thinking's;
+#: Gemma 3n's 188 tokens for 10 s, and Gemma 4 E4B's two minutes (truncated at 30 s) beside an
+#: image at tp 2 (both encoders whole on every chip).
 SERVING_MEDIA_CASES = [
     ["qwen2.5-vl-3b-instruct", "h100-sxm", dict(tp=2, prompt=256, generate=128, batch=4,
                                                 video_seconds=10, video_fps=2,
@@ -868,6 +870,9 @@ SERVING_MEDIA_CASES = [
                                                  images=2, image_size=(1024, 1024),
                                                  audio_seconds=120)],
     ["qwen3-omni-30b-a3b-thinking", "h100-sxm", dict(tp=2, generate=64, audio_seconds=10)],
+    ["gemma-3n-e2b", "h100-sxm", dict(tp=1, prompt=50, generate=32, audio_seconds=10)],
+    ["gemma-4-e4b", "h200", dict(tp=2, prompt=100, generate=64, batch=2, images=1,
+                                 image_size=(1024, 1024), audio_seconds=120)],
 ]
 MEDIA_FIELDS = ["video_seconds", "video_fps", "video_frames", "video_tokens",
                 "video_separator_tokens", "video_patches", "audio_seconds", "audio_frames",

@@ -352,7 +352,8 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
     the positions its blocks run at its width, and what a tensor-parallel engine splits). A
     model without a modelled audio encoder is a :class:`ConfigError` naming it and the
     option; a bad length an :class:`InputError` naming the argument. Qwen2.5-Omni's processor
-    truncates a clip at 300 s (30,000 frames): a longer one counts as its first 300 s.
+    truncates a clip at 300 s (30,000 frames), Gemma 3n's and Gemma 4's at 30 s (480,000
+    samples): a longer one counts as its first 300 s or 30 s, with a warning.
 
     >>> from llm_arithmetic import get_model
     >>> a = audio_inputs(get_model("qwen2.5-omni-7b"), 10)
@@ -360,7 +361,7 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
     (1000, 250, 0)
     """
     from .catalog.audio import (AUDIO_HOP, AUDIO_SAMPLE_RATE, AUDIO_SECONDS_LIMIT,
-                                audio_encoder, audio_work)
+                                GEMMA_MAX_SAMPLES, audio_encoder, audio_work)
 
     seconds = _length_argument("audio_seconds", seconds, AUDIO_SECONDS_LIMIT)
     encoder, rule = audio_encoder(model)
@@ -373,6 +374,12 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
         warnings.warn(f"audio_seconds: {model.name}'s processor keeps the first "
                       f"{rule.max_frames * AUDIO_HOP / AUDIO_SAMPLE_RATE:g} s of a clip "
                       f"({rule.max_frames:,} mel frames) and drops the rest of the "
+                      f"{seconds:g} s", ContextWarning, stacklevel=2)
+    elif rule.rule in ("gemma3n", "gemma4") \
+            and round(seconds * AUDIO_SAMPLE_RATE) > GEMMA_MAX_SAMPLES:
+        warnings.warn(f"audio_seconds: {model.name}'s processor keeps the first "
+                      f"{GEMMA_MAX_SAMPLES / AUDIO_SAMPLE_RATE:g} s of a clip "
+                      f"({GEMMA_MAX_SAMPLES:,} samples) and drops the rest of the "
                       f"{seconds:g} s", ContextWarning, stacklevel=2)
     return {"audio_seconds": seconds, "audio_frames": work.frames,
             "audio_tokens": work.tokens, "audio_prefill_flops": work.flops,

@@ -334,8 +334,8 @@ def audio_data(m: Any) -> dict[str, dict[str, Any]] | None:
     values for that audio alone, the plan's audio inputs
     (:data:`~llm_arithmetic.media.AUDIO_PLAN_INPUTS`) with the prompt tokens it adds
     (``prompt_tokens``), its mel frames and tokens, and where Python warns (a clip past
-    Qwen2.5-Omni's 300 s), the warning's text (``warning``); None for a model whose audio
-    encoder is not modelled.
+    Qwen2.5-Omni's 300 s, or Gemma 3n's and Gemma 4's 30 s), the warning's text
+    (``warning``); None for a model whose audio encoder is not modelled.
 
     >>> from llm_arithmetic.catalog.model_catalog import CATALOG
     >>> d = audio_data(CATALOG["qwen2.5-omni-7b"].model)

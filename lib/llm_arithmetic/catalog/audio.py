@@ -35,6 +35,34 @@ drops the mask's last entry then).
   (800 / 100 = 8: 104 positions; ``get_audio_cu_seqlens``); then ``proj1`` (d -> d) and
   ``proj2`` (d -> the language model's width) per token.
 
+* ``gemma3n`` (Gemma 3n) and ``gemma4`` (Gemma 4 E2B, E4B): their own feature extractors
+  (``models/gemma3n/feature_extraction_gemma3n.py``, ``models/gemma4/feature_extraction_gemma4.py``,
+  class defaults, which the catalog's checkpoints are taken to keep) pad a clip to a multiple
+  of 128 samples and, with ``max_length`` 480,000 and ``truncation=True``, keep its first 30 s;
+  a frame every 160 samples over a window of 512 samples (Gemma 3n: (N - 513) // 160 + 1
+  frames of the padded N) or of 320 samples after 160 zeros on the left (Gemma 4:
+  (N - 161) // 160 + 1). The encoder (``Gemma3nAudioEncoder``, ``Gemma4AudioModel``, a USM
+  conformer) runs two 3 x 3 stride-2 convolutions (1 -> c0 -> c1 channels over time and the
+  mel bins, padding 1), a projection c1 (bins / 4) -> h, so ceil(F / 4) positions, 25 a
+  second, then its layers over every position: two macaron feed-forward blocks (h -> 4h ->
+  h), q, k, v and an output projection, a relative-position projection of the 13 offsets
+  (``conf_attention_context_left`` - 1 + right + 1), attention in blocks of 12 queries over
+  a context of 24 keys (12 + 12 left + 0 right, the masked ones computed too), a light
+  convolution (h -> 2h gated, depthwise kernel, h -> h). Gemma 3n keeps every 4th position
+  (``conf_reduction_factor``) and its embedder projects them h -> the text width; its
+  processor writes 188 audio tokens (``audio_seq_length``, the config's
+  ``audio_soft_tokens_per_image``) whatever the clip, and the model pads the encoder's
+  output to that many (``Gemma3nModel.forward``). Gemma 4 projects h -> ``output_proj_dims``
+  and its embedder that to the text width at every position; its processor writes one token
+  a position whose mel frames are all real audio (``Gemma4Processor.replace_audio_token``):
+  ceil(((N - 1) // 160) / 4) of the clip's N samples, at most 750 (30 s). transformers
+  5.24.0, checked against the extractors on silence and ``FlopCounterMode`` on the encoders
+  (tests/test_audio.py). vLLM builds both encoders through transformers' ``AutoModel`` and
+  runs them whole on every chip (vllm-project/vllm@49e6e4739167b1c261e06909e08f0b50dd576be4
+  ``gemma4_mm.py``; @0baf3651af91f366c5f0b2bd1f43b6d70a9e2718 ``gemma3n_mm.py``, which also
+  fixes ``TOKENS_PER_AUDIO = 188``). Gemma's processors also write the begin and end markers
+  around the tokens (``boa``, ``eoa``; Gemma 3n blank lines too): not counted, as below.
+
 The processors write ``<|AUDIO|>`` once per token; the ``<|audio_bos|>`` and ``<|audio_eos|>``
 around them come from the chat template, not the processor, and are not counted (as the
 vision start and end markers around an image are not).
@@ -49,16 +77,20 @@ from ..core.errors import ConfigError
 
 __all__ = ["AudioRule", "AudioWork", "audio_frames", "audio_tokens", "audio_work",
            "audio_encoder", "AUDIO_SAMPLE_RATE", "AUDIO_HOP", "AUDIO_SECONDS_LIMIT",
-           "MODELLED_AUDIO_FAMILIES", "AUDIO_RULES"]
+           "MODELLED_AUDIO_FAMILIES", "AUDIO_RULES", "GEMMA_MAX_SAMPLES"]
 
 #: Samples a second the feature extractor takes, and samples per mel frame (its hop).
 AUDIO_SAMPLE_RATE, AUDIO_HOP = 16000, 160
 #: The longest clip the library and the command line accept [s] (a day).
 AUDIO_SECONDS_LIMIT = 86400
 #: The families whose audio rule is modelled.
-MODELLED_AUDIO_FAMILIES = ("Qwen2.5-Omni", "Qwen3-Omni")
+MODELLED_AUDIO_FAMILIES = ("Qwen2.5-Omni", "Qwen3-Omni", "Gemma 3n", "Gemma 4 E2B/E4B")
 #: The audio rules :class:`AudioRule` knows.
-AUDIO_RULES = ("qwen2_audio", "qwen3_omni")
+AUDIO_RULES = ("qwen2_audio", "qwen3_omni", "gemma3n", "gemma4")
+#: Gemma's feature extractors: the samples they keep of a clip (30 s), the multiple they pad
+#: it to, and each rule's (analysis window + 1 - left padding) in samples [sample].
+GEMMA_MAX_SAMPLES, GEMMA_PAD_MULTIPLE = 480_000, 128
+GEMMA_FRAME_SPAN = {"gemma3n": 513, "gemma4": 161}
 
 
 @dataclass(frozen=True)
@@ -67,8 +99,13 @@ class AudioRule:
     (:data:`AUDIO_RULES`), ``width`` (``d_model``), ``layers``, ``ffn``, ``mels``,
     ``n_window`` (half a chunk, in frames), ``n_window_infer`` (Qwen3-Omni's attention window,
     in frames), ``channels`` (Qwen3-Omni's ``downsample_hidden_size``), ``output_dim`` (the
-    language model's width), ``max_frames`` (the feature extractor's cap; 0: none), ``heads``
-    and ``split``: whether vLLM splits the blocks over a tensor-parallel group (Qwen3-Omni's
+    language model's width), ``max_frames`` (the feature extractor's cap; 0: none), ``heads``;
+    Gemma's conformer (``n_window`` its attention block, 12): ``context_left`` and
+    ``context_right`` (``attention_context_left/right``), ``kernel`` (the light convolution's),
+    ``sub_channels`` (c0, c1 of the subsampling convolutions), ``proj_dim`` (Gemma 4's
+    ``output_proj_dims``; 0: none), ``reduction`` (Gemma 3n's ``conf_reduction_factor``),
+    ``soft_tokens`` (Gemma 3n's fixed tokens a clip); and ``split``: whether vLLM splits the
+    blocks over a tensor-parallel group (Qwen3-Omni's
     vLLM-native encoder: QKVParallelLinear, Column/RowParallelLinear; Qwen2.5-Omni's is
     transformers' own module, whole on every chip)."""
 
@@ -84,6 +121,13 @@ class AudioRule:
     channels: int = 0
     max_frames: int = 0
     split: bool = False
+    context_left: int = 0
+    context_right: int = 0
+    kernel: int = 0
+    sub_channels: tuple[int, int] = (0, 0)
+    proj_dim: int = 0
+    reduction: int = 1
+    soft_tokens: int = 0
 
     def __post_init__(self) -> None:
         if self.rule not in AUDIO_RULES:
@@ -92,6 +136,10 @@ class AudioRule:
                                           or not self.channels):
             raise ConfigError("audio rule: qwen3_omni needs n_window_infer >= 2 n_window and "
                               "downsample channels")
+        if self.rule in ("gemma3n", "gemma4") and (self.context_left < 1 or not self.kernel
+                                                   or min(self.sub_channels) < 1):
+            raise ConfigError(f"audio rule: {self.rule} needs a left context, a convolution "
+                              "kernel and two subsampling channel counts")
 
 
 @dataclass(frozen=True)
@@ -136,6 +184,9 @@ def audio_frames(rule: AudioRule, seconds: float) -> int:
     (101, 30000)
     """
     n = round(seconds * AUDIO_SAMPLE_RATE)
+    if rule.rule in GEMMA_FRAME_SPAN:
+        n = -(-min(n, GEMMA_MAX_SAMPLES) // GEMMA_PAD_MULTIPLE) * GEMMA_PAD_MULTIPLE
+        return max(0, (n - GEMMA_FRAME_SPAN[rule.rule]) // AUDIO_HOP + 1)
     if rule.rule == "qwen2_audio":
         f = -(-n // AUDIO_HOP)
         return min(f, rule.max_frames) if rule.max_frames else f
@@ -161,6 +212,39 @@ def audio_tokens(rule: AudioRule, frames: int) -> int:
         _halve(_halve(chunk)))
 
 
+def _gemma_work(rule: AudioRule, seconds: float) -> AudioWork:
+    """:func:`audio_work` for Gemma 3n and Gemma 4 (the module's docstring): matrix products
+    and convolutions as the encoder runs them, FLOPs = 2 x multiply-adds; the norms,
+    softmax, soft cap, activations and the relative shift are left out."""
+    frames = audio_frames(rule, seconds)
+    h, mels, (c0, c1) = rule.width, rule.mels, rule.sub_channels
+    t1 = _halve(frames)
+    rows = _halve(t1)  # the blocks' positions: ceil(frames / 4)
+    if rule.rule == "gemma3n":
+        tokens, kept = rule.soft_tokens, -(-rows // rule.reduction)
+    else:
+        tokens = kept = -(-((min(round(seconds * AUDIO_SAMPLE_RATE), GEMMA_MAX_SAMPLES) - 1)
+                            // AUDIO_HOP) // 4)
+    if frames < 1 or kept < 1:
+        raise ConfigError(f"{seconds:g} s of audio gives {frames} mel frames and no token")
+    f1 = _halve(mels)
+    f2 = _halve(f1)
+    around = 2 * 9 * c0 * t1 * f1 + 2 * 9 * c0 * c1 * rows * f2 + 2 * c1 * f2 * h * rows
+    if rule.proj_dim:  # Gemma 4: output_proj, then the embedder, at every position
+        around += 2 * h * rule.proj_dim * rows + 2 * rule.proj_dim * rule.output_dim * rows
+    else:  # Gemma 3n: the embedder over the positions the reduction keeps
+        around += 2 * h * rule.output_dim * -(-rows // rule.reduction)
+    w = rule.n_window
+    span = rule.context_left + rule.context_right          # offsets: left - 1 + right + 1
+    context = w + span - 1
+    pairs = -(-rows // w) * w * context
+    layer = (2 * 23 * h * h * rows + 2 * span * h * h
+             + 2 * (-(-rows // w)) * w * h * (2 * context + span) + 2 * h * rule.kernel * rows)
+    return AudioWork(frames=frames, tokens=tokens, rows=rows, pairs=pairs,
+                     flops=around + rule.layers * layer, around_flops=around,
+                     block_params=rule.layers * 24 * h * h)
+
+
 def audio_work(rule: AudioRule, seconds: float) -> AudioWork:
     """The tokens and the encoder's work for ``seconds`` of audio under ``rule``.
 
@@ -169,6 +253,8 @@ def audio_work(rule: AudioRule, seconds: float) -> AudioWork:
     >>> w.frames, w.tokens, w.rows, w.pairs
     (1000, 250, 500, 50000)
     """
+    if rule.rule in GEMMA_FRAME_SPAN:
+        return _gemma_work(rule, seconds)
     frames = audio_frames(rule, seconds)
     tokens = audio_tokens(rule, frames)
     if tokens < 1:
@@ -211,7 +297,7 @@ def audio_encoder(model: Any) -> tuple[Any, AudioRule]:
     >>> audio_encoder(get_model("llama-2-7b"))
     Traceback (most recent call last):
     ...
-    llm_arithmetic.core.errors.ConfigError: llama-2-7b takes no audio; --audio-seconds (audio_seconds) needs a model whose audio encoder is modelled (Qwen2.5-Omni, Qwen3-Omni)
+    llm_arithmetic.core.errors.ConfigError: llama-2-7b takes no audio; --audio-seconds (audio_seconds) needs a model whose audio encoder is modelled (Qwen2.5-Omni, Qwen3-Omni, Gemma 3n, Gemma 4 E2B/E4B)
     """
     for x in model.extras:
         if getattr(x, "audio", None) is not None:

@@ -268,7 +268,8 @@ def _add_image_arguments(c: argparse.ArgumentParser) -> None:
                    help="width x height of the video's frames in pixels (default 1280x720)")
     c.add_argument("--audio-seconds", type=_audio_seconds, metavar="S",
                    help="S seconds of audio in the prompt, beside any images or video (a model "
-                        "whose audio encoder is modelled: Qwen2.5-Omni, Qwen3-Omni): its "
+                        "whose audio encoder is modelled: Qwen2.5-Omni, Qwen3-Omni, Gemma 3n, "
+                        "Gemma 4 E2B/E4B): its "
                         "tokens join the prompt and the cache, the audio encoder's time joins "
                         "the time to first token")
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ...core.errors import ConfigError
+from ..audio import AudioRule
 from ..model import MLP, Attention, Extra, ImageRule
 from .base import (Reader, decoder, defaulted, head_width, read_context, read_window,
                    routed_experts, vit_block_params, vit_matmul_params, vit_patch_params,
@@ -314,6 +315,25 @@ def _gemma4_audio_params(r: Reader, d_text: int) -> int:
     return subsample + n * layer + o * h + o + o * d_text
 
 
+def _gemma4_audio_rule(r: Reader, d_text: int) -> AudioRule:
+    """The :class:`~llm_arithmetic.catalog.audio.AudioRule` of Gemma 4's audio encoder (read
+    after its parameters, so with its defaults): rule ``gemma4``, the conformer's width,
+    layers, heads, attention blocks and contexts, light-convolution kernel and subsampling
+    channels, ``output_proj_dims`` and the text width; transformers' module, run whole on
+    every chip by vLLM."""
+    h = r.int("hidden_size")
+    return AudioRule("gemma4", width=h, layers=r.int("num_hidden_layers"), ffn=4 * h,
+                     mels=128, n_window=r.int("attention_chunk_size", 12, kind="count"),
+                     output_dim=d_text, heads=r.int("num_attention_heads"),
+                     context_left=r.int("attention_context_left", 13, kind="count"),
+                     context_right=r.int("attention_context_right", 0, kind="count",
+                                         minimum=0),
+                     kernel=r.int("conv_kernel_size"),
+                     sub_channels=tuple(r.int_list("subsampling_conv_channels", [128, 32],
+                                                   n=2)),
+                     proj_dim=r.int("output_proj_dims"))
+
+
 def _gemma4_tower(r: Reader, key: str, defaults: Mapping[str, Any]) -> Reader | None:
     tower = r.raw(key, None)
     if tower is None:
@@ -339,7 +359,7 @@ def gemma4(r: Reader) -> dict[str, Any]:
     if ar is not None:
         towers.append(Extra("audio tower and projector", _gemma4_audio_params(ar, kw["d_model"]),
                             True, "Gemma 4's audio encoder (a Conformer) and its projection "
-                            "into the text width"))
+                            "into the text width", audio=_gemma4_audio_rule(ar, kw["d_model"])))
     kw["extras"] = tuple(towers) + tuple(kw.get("extras", ()))
     return kw
 
@@ -654,6 +674,28 @@ def _gemma3n_audio_params(r: Reader) -> int:
     return subsample + n * layer
 
 
+def _gemma3n_audio_rule(top: Reader, r: Reader, d_text: int) -> AudioRule | None:
+    """The :class:`~llm_arithmetic.catalog.audio.AudioRule` of Gemma 3n's audio encoder (rule
+    ``gemma3n``: 188 tokens a clip, ``audio_soft_tokens_per_image``), or None where the
+    subsampling convolutions are not the 3 x 3, stride-2 pair the rule counts (then the
+    encoder's rule is not modelled and audio is refused)."""
+    if _pairs(r, "sscp_conv_kernel_size", 2) != [(3, 3)] * 2 or \
+            _pairs(r, "sscp_conv_stride_size", 2) != [(2, 2)] * 2:
+        return None
+    h = r.int("hidden_size")
+    return AudioRule("gemma3n", width=h, layers=r.int("conf_num_hidden_layers"), ffn=4 * h,
+                     mels=r.int("input_feat_size"),
+                     n_window=r.int("conf_attention_chunk_size", 12, kind="count"),
+                     output_dim=d_text, heads=r.int("conf_num_attention_heads"),
+                     context_left=r.int("conf_attention_context_left", 13, kind="count"),
+                     context_right=r.int("conf_attention_context_right", 0, kind="count",
+                                         minimum=0),
+                     kernel=r.int("conf_conv_kernel_size"),
+                     sub_channels=tuple(r.int_list("sscp_conv_channel_size", [128, 32], n=2)),
+                     reduction=r.int("conf_reduction_factor", 4, kind="count"),
+                     soft_tokens=top.int("audio_soft_tokens_per_image", 188, kind="count"))
+
+
 def _gemma3n_tower(r: Reader, key: str, defaults: Mapping[str, Any]) -> Reader:
     tower = r.raw(key, {})
     if not isinstance(tower, dict):
@@ -693,6 +735,7 @@ def gemma3n(r: Reader) -> dict[str, Any]:
                                              d_text=d)
     ar = _gemma3n_tower(r, "audio_config", GEMMA3N_AUDIO_DEFAULTS)
     ar.read.add("vocab_offset")
+    audio_rule = _gemma3n_audio_rule(r, ar, d)
     audio = _gemma3n_audio_params(ar) + gemma3n_embedder_params(
         d_tower=ar.int("hidden_size"), n_vocab=ar.int("vocab_size", kind="vocab"), d_text=d)
     vr.check_unread()
@@ -702,5 +745,5 @@ def gemma3n(r: Reader) -> dict[str, Any]:
                           "the text width", image=_gemma3n_image_rule(r, arch, hv, d)),
                     Extra("audio tower and embedder", audio, True,
                           "Gemma 3n's audio encoder (a USM Conformer) and its embedder into "
-                          "the text width")) + tuple(kw.get("extras", ()))
+                          "the text width", audio=audio_rule)) + tuple(kw.get("extras", ()))
     return kw
