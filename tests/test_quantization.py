@@ -651,7 +651,7 @@ def _gemma4_unlisted_bytes(name):
 
 
 # ---- a llama.cpp file's parts in an estimate ----------------------------------------------------
-# A llama.cpp file type reaches the plan as three parts (estimate.weight_inputs,
+# A llama.cpp file type reaches the plan as three parts (weights.weight_inputs,
 # formats.mix_parts): the embedding rows a step does not read, the routed experts' matrices and
 # the rest, each at the mean bits of its own tensors; the storage counts all three, a decode
 # step what it reads. Models: dense untied (Llama 3 8B), dense tied (Llama 3.2 1B, Gemma 3 1B),

@@ -298,7 +298,7 @@ def _gpt_oss_gguf(name: str) -> tuple[int, int]:
 
 @pytest.mark.parametrize("name", sorted(GPT_OSS_GIB))
 def test_mxfp4_moe_file_is_the_published_gguf(name):
-    """The file type's parts (estimate.weight_inputs, mix_parts) give the file's tensor bytes
+    """The file type's parts (weights.weight_inputs, mix_parts) give the file's tensor bytes
     by hand: llama.cpp's printed size to its two decimals, and for the 20B a header of 13 MB
     below the published file (the tokenizer of 201,088 tokens, the metadata)."""
     m = get_model(name)

@@ -1386,7 +1386,7 @@ def test_tensor_parallel_copies_in_the_page_equal_python(page):
 
 
 def test_the_page_refuses_mamba_groups_tp_does_not_split(page):
-    """As estimate.parallel_degrees does (vLLM's MambaMixer2): Nemotron-H 56B's 8 groups at
+    """As layout.parallel_degrees does (vLLM's MambaMixer2): Nemotron-H 56B's 8 groups at
     tp 16 are refused by name; at tp 8 they are split."""
     got = page.evaluate(SERVING_QUERY, [["nemotron-h-56b", "h200", dict(tp=t, context=4096)]
                                         for t in (16, 8)])
@@ -1413,7 +1413,7 @@ def test_the_page_splits_and_copies_the_new_mixers_as_python_does(page, name, tp
     differential attention) read from their vendored files, at tp: the page's weights on the
     replica and a chip, memory per chip and the serving bounds equal Python's
     (tests/test_tp_copies.py counts the copies and the state by hand); a width tp does not
-    divide is refused by name, as estimate.parallel_degrees does."""
+    divide is refused by name, as layout.parallel_degrees does."""
     import dataclasses
 
     from llm_arithmetic.catalog.model_catalog import CatalogEntry
@@ -1997,7 +1997,7 @@ def test_the_page_refuses_the_tower_layouts_python_refuses():
     """With images, the page refuses a tp whose split of the vision tower vLLM refuses with
     Python's words, which the export carries (``images_tp_refused``): for every model whose
     images the page takes, the refusals exported are estimate.vision_degrees' at every degree
-    the layers allow (estimate.parallel_degrees), the page's menu's among them, and none else.
+    the layers allow (layout.parallel_degrees), the page's menu's among them, and none else.
     And one by hand from GLM-4.5V's config.json (its layers' 96 heads and 8 KV heads, its
     tower's 12, vision_config.num_heads): of the menu, tp 8, 16 and 32 split the layers and
     not the tower."""
@@ -2065,7 +2065,7 @@ def test_the_page_takes_each_clip_as_python_counts_it():
     llm_arithmetic.media.video_inputs or audio_inputs give (with Python's warning of a
     truncated clip), and with images beside them the page's sum of the records
     (calculator.js's mediaInputs: ``video_menu.summed`` added, the video's other inputs after
-    the images') is estimate.prompt_with_images' for the prompt holding both. Counts by hand
+    the images') is media.prompt_with_images' for the prompt holding both. Counts by hand
     from the processors' rules (transformers 5.24.0):
 
     * Qwen2.5-VL, 10 s at 2 fps: 20 frames, 10 pairs of 1288 x 728 px (each side rounded to

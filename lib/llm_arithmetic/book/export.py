@@ -107,7 +107,7 @@ def model_data(entry: Any) -> dict[str, Any]:
         # the format a module step multiplies in, where it is not the model's (None)
         "draft_format": m.draft_format,
         # what of its cache the library does not count ("" where none): such a model is no
-        # draft (estimate.draft_model), which the page checks for a custom target
+        # draft (speculative.draft_model), which the page checks for a custom target
         "cache_uncounted": m.cache_uncounted,
         "extras": [{"name": x.name, "params": x.params, "in_total": x.in_total,
                     **({"read": True, "matmul": x.matmul} if x.read else {}),
@@ -520,7 +520,7 @@ def catalog_data() -> dict[str, Any]:
         # the draft inputs of a workload that holds no draft (estimate.NOTHING_HELD: all null)
         "nothing_held": dict(NOTHING_HELD),
         # the draft models the page offers each catalog model: those Python takes
-        # (estimate.offered_drafts), so the page offers no draft that estimate() refuses
+        # (speculative.offered_drafts), so the page offers no draft that estimate() refuses
         "drafts": {name: offered_drafts(name) for name in CATALOG},
         # the sentences the calculators fill as describe does (widget_templates lists them all)
         "templates": dict(PAGE_TEMPLATES),

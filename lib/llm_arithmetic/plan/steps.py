@@ -342,7 +342,7 @@ MODEL_STEPS: list[dict[str, Any]] = [
        "windows at the state's bits, the recurrent matrices at theirs",
        plus=["state_at_state_bits", "state_matrix_bytes"], minus=["state_matrix_at_state_bits"]),
     s("seq_kv_read", "kv_read", "cache one decode step of one sequence reads"),
-    # A cross-attention model's images (Llama 3.2 Vision, estimate.image_inputs): its
+    # A cross-attention model's images (Llama 3.2 Vision, media.image_inputs): its
     # cross-attention layers' keys and values of the images' states, computed once at the
     # prefill and cached for the sequence (vLLM's encoder-decoder cross-attention cache:
     # vllm/model_executor/models/mllama.py @ 6f0b37b889781873e3e766bdf24c95e2052ce081, the
@@ -1303,7 +1303,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
       "the work", work_time="ttft_work_seconds", comm_time="prefill_comm"),
     op("prefill_seconds", "choose", "the prompt's prefill", when="overlapping",
        then="ttft_overlapped_seconds", otherwise="prefill_serialized_seconds"),
-    # Images in the prompt (estimate.image_inputs): the processor's rule, in Python, gives the
+    # Images in the prompt (media.image_inputs): the processor's rule, in Python, gives the
     # tokens an image adds (already in ``prompt``) and the tower's FLOPs; the tower (and its
     # merger or projector) runs on one chip, before the prefill. The tower stays 16-bit
     # whatever the language model's format: llama.cpp runs a VL model's tower from its own
@@ -1317,7 +1317,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # (fp32: 32 bits, the fp32 peak)
     guard(op("image_tokens", "mul", "tokens the images add to the prompt",
              of=["images", "image_tokens_per_image"]), "images"),
-    # a video's tokens (video_tokens, estimate.video_inputs) are merged by the same mergers
+    # a video's tokens (video_tokens, media.video_inputs) are merged by the same mergers
     guard(op("image_and_video_tokens", "add", "tokens the images and the video add",
              plus=["image_tokens", "video_tokens"]), "vision_params"),
     guard(op("vision_tokens", "first", "tokens the vision tower's mergers give: the images' "
@@ -1355,7 +1355,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
                               "attention, after the MLP)"},
         other=("merger", "vision_tokens", "bytes of a merger's all-reduce: the image and video "
                "tokens at the model's width", "a merger's all-reduce, likewise")),
-    # Audio in the prompt (estimate.audio_inputs, catalog.audio): the processor's rule gives
+    # Audio in the prompt (media.audio_inputs, catalog.audio): the processor's rule gives
     # the clip's tokens (already in ``prompt``) and the encoder's FLOPs; the encoder runs
     # before the prefill, at 16 bits as the vision tower does, through the same chain of
     # steps (encoder_steps).

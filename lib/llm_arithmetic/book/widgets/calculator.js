@@ -25,7 +25,7 @@ const Estimate = (function () {
   }
 
   function chipInputs(chip) {
-    // estimate.chip_inputs
+    // layout.chip_inputs
     if (!chip) {
       return {chip_bandwidth: null, chip_capacity: null, chip_power: null, chip_peaks: null,
         chip_interconnect: null, chip_vendor: null};
@@ -48,7 +48,7 @@ const Estimate = (function () {
   }
 
   function servingNumber(label, v) {
-    // estimate.serving_argument: a positive figure within its plausible range, or null
+    // arguments.serving_argument: a positive figure within its plausible range, or null
     if (v === null || v === undefined) return null;
     const x = Number(v);
     const [low, high, unit] = CATALOG.serving_ranges[label];
@@ -65,7 +65,7 @@ const Estimate = (function () {
   }
 
   function parallel(m, tp, ep, pp) {
-    // estimate.parallel_degrees: degrees the model's heads, layers and experts allow
+    // layout.parallel_degrees: degrees the model's heads, layers and experts allow
     tp = count("tp", tp);
     ep = count("ep", ep);
     pp = count("pp", pp);
@@ -325,7 +325,7 @@ const Estimate = (function () {
     });
   }
 
-  // estimate.image_inputs on the page: `images` images of `size` ([width, height] px, one of
+  // media.image_inputs on the page: `images` images of `size` ([width, height] px, one of
   // the page's menu, CATALOG.image_menu; default estimate's) in a prompt to m. The processors'
   // rules are Python's: the export gives the plan's inputs of one image of each size
   // (export.image_data), and N images are N times those the menu's `scaled` names, the others
@@ -369,7 +369,7 @@ const Estimate = (function () {
     if (refused) throw new Error(refused);
   }
 
-  // estimate.video_inputs on the page: a video of `seconds` (one of the page's clips,
+  // media.video_inputs on the page: a video of `seconds` (one of the page's clips,
   // CATALOG.video_menu, at its frame rate and size; those are estimate's defaults) in a prompt
   // to m. The processors' rules are Python's: the export gives the plan's inputs of each clip
   // (export.video_data), none scaled from another (Qwen3-VL's one pixel budget for the whole
@@ -403,7 +403,7 @@ const Estimate = (function () {
     return {plan, prompt_tokens: one.prompt_tokens, fields};
   }
 
-  // estimate.audio_inputs on the page: `seconds` of audio (one of the page's clips,
+  // media.audio_inputs on the page: `seconds` of audio (one of the page's clips,
   // CATALOG.audio_menu) in a prompt to m, from the plan's inputs the export gives per clip
   // (export.audio_data), with Python's warning where it warns (a clip past Qwen2.5-Omni's
   // 300 s, which its processor truncates)
@@ -424,7 +424,7 @@ const Estimate = (function () {
         audio_tokens: one.audio_tokens}};
   }
 
-  // estimate.prompt_with_images: the images', the video's and the audio's inputs, in Python's
+  // media.prompt_with_images: the images', the video's and the audio's inputs, in Python's
   // order (its refusals too); where images and a video share the prompt, the tower's work over
   // both (the menu's `summed`) is added and the other inputs are the video's after the
   // images'. Null without any.
@@ -463,7 +463,7 @@ const Estimate = (function () {
       node_limit: null, dispatch_bits: null, runtime: null, images: null, image_size: null,
       video_seconds: null, video_fps: null, video_size: null, audio_seconds: null,
       build_age: null, ...opts};
-    // estimate.prompt_with_images: the images', the video's and the audio's tokens join the
+    // media.prompt_with_images: the images', the video's and the audio's tokens join the
     // prompt's text tokens (0 where none given), for the draft's workload too; the tower's and
     // the audio encoder's inputs join the plan's
     const vision = mediaInputs(m, o);
@@ -581,7 +581,7 @@ const Estimate = (function () {
     return e;
   }
 
-  // estimate.frontier: for each batch, tokens/s per user and per chip and whether the
+  // sweeps.frontier: for each batch, tokens/s per user and per chip and whether the
   // replica holds it; without batches, powers of two from 1 up to the first that does not
   // fit (included), or to 1024 when the chip's memory is unknown
   function frontier(m, chip, opts, batches) {

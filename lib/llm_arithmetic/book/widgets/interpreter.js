@@ -515,12 +515,12 @@ const Plan = (function () {
       forecast_prefill_int8: null,
       // the llama.cpp build's age in years (forecast.build_age_years; null: today's build)
       build_age: null,
-      // images in the prompt (estimate.image_inputs; null: none. Estimate.imageInputs gives
+      // images in the prompt (media.image_inputs; null: none. Estimate.imageInputs gives
       // them from the exported inputs of the menu's sizes, export.image_data)
       images: null, image_tokens_per_image: null, vision_prefill_flops: null, vision_params: null,
       vision_patches: null, d_vision: null, vision_layers: null, vision_mergers: null,
       vision_split_params: null, vision_whole_flops: null,
-      // a video's tokens (estimate.video_inputs; null: none. Estimate.videoInputs gives them
+      // a video's tokens (media.video_inputs; null: none. Estimate.videoInputs gives them
       // with the tower's inputs from the exported inputs of the menu's clips, export.video_data)
       video_tokens: null,
       // a cross-attention model's images (estimate.cross_image_inputs; null: none.
@@ -528,7 +528,7 @@ const Plan = (function () {
       // export.image_data)
       image_states: null, cross_layers: null, cross_heads: null, cross_kv_heads: null,
       cross_d_head: null,
-      // audio in the prompt (estimate.audio_inputs; null: none. Estimate.audioInputs gives
+      // audio in the prompt (media.audio_inputs; null: none. Estimate.audioInputs gives
       // them from the exported inputs of the menu's clips, export.audio_data)
       audio_params: null, audio_prefill_flops: null, audio_rows: null, d_audio: null,
       audio_layers: null, audio_split_params: null, audio_whole_flops: null,

@@ -690,7 +690,7 @@ const UI = (function () {
       "the batch.");
   };
 
-  // the latency-throughput frontier (estimate.frontier): tokens/s per chip against tokens/s per
+  // the latency-throughput frontier (sweeps.frontier): tokens/s per chip against tokens/s per
   // user, one point per batch, powers of two up to the first batch that does not fit
   VIEWS.frontier = function (box, r, state) {
     const e = r.est;
@@ -1079,7 +1079,7 @@ const UI = (function () {
 
     // the drafts the current model allows: its own MTP module where Python gives one
     // (export.speculation_data), a draft given by its step time, and the catalog's models
-    // Python takes as its drafts (estimate.offered_drafts, exported: smaller than it, both
+    // Python takes as its drafts (speculative.offered_drafts, exported: smaller than it, both
     // caches counted, vocab_size within llama.cpp's tolerance); for custom numbers the same
     // test made here; a draft it does not allow falls to none
     function refreshSpeculation() {
