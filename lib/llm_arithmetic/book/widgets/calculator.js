@@ -487,7 +487,7 @@ const Estimate = (function () {
       throw new Error("link_latency is in seconds and must lie in [0, 1]");
     }
     const comm = commOptions(o);
-    // estimate._check_direct: direct all-reduces need a domain where every chip reaches every
+    // layout.check_direct: direct all-reduces need a domain where every chip reaches every
     // other
     const topology = chip ? chip.interconnect.scale_up_topology : "";
     if (comm.allreduce_asked === "direct" && topology
@@ -537,7 +537,7 @@ const Estimate = (function () {
         draft_layers: spec.draft_layers, ...seen}];
   }
 
-  // the communication options as estimate._comm_options checks them
+  // the communication options as layout.comm_options checks them
   function commOptions(o) {
     if (typeof o.overlap !== "boolean") throw new Error("overlap must be true or false");
     const algorithms = CATALOG.allreduce.algorithms;
