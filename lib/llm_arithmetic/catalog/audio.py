@@ -238,6 +238,8 @@ def _gemma_work(rule: AudioRule, seconds: float) -> AudioWork:
     span = rule.context_left + rule.context_right          # offsets: left - 1 + right + 1
     context = w + span - 1
     pairs = -(-rows // w) * w * context
+    # per position: two macaron feed-forwards 2 x 8h^2, q/k/v/out 4h^2, the light
+    # convolution's h -> 2h and h -> h 3h^2: 23h^2 multiply-adds
     layer = (2 * 23 * h * h * rows + 2 * span * h * h
              + 2 * (-(-rows // w)) * w * h * (2 * context + span) + 2 * h * rule.kernel * rows)
     return AudioWork(frames=frames, tokens=tokens, rows=rows, pairs=pairs,
