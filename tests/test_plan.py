@@ -127,6 +127,40 @@ def test_the_crossing_is_sixty_bisections_to_the_bit(name, kw):
     assert e.critical_batch_size == hi
 
 
+def test_a_kept_search_result_is_the_one_the_search_gives(monkeypatch):
+    """The searches' results are kept by the values of the inputs they read, their variable
+    aside (interpreter._cached): the critical batch found at batch 1 is the one at batch 64
+    (the search sets the batch itself), while another context, another chip or other stack
+    terms search again; each result equals the search run afresh (the solver itself, not
+    kept) on the same evaluator."""
+    from llm_arithmetic import estimate
+    from llm_arithmetic.plan import interpreter
+
+    step = PLAN_STEPS["critical_batch_moe"]
+    search = SOLVERS["crossing"].__wrapped__
+    found = {}
+    for hardware in ("h200", "mi300x"):
+        for context in (1, 100):
+            for batch in (1, 64):
+                e = estimate("mixtral-8x7b", hardware=hardware, context=context, batch=batch)
+                assert e.critical_batch_size == search(e._plan, step)
+                found.setdefault((hardware, context), set()).add(e.critical_batch_size)
+    assert all(len(v) == 1 for v in found.values())  # the batch does not change it
+    assert len({v for s in found.values() for v in s}) == 4  # context and chip do
+    # a kept result is returned as kept: mark the one just stored, then ask again
+    e = estimate("mixtral-8x7b", hardware="h200", context=777)
+    cache = interpreter._SOLVES[id(e._plan.steps)][2]
+    key = [k for k in cache if k[0] == "critical_batch_moe"][-1]
+    monkeypatch.setitem(cache, key, 12345.5)
+    assert estimate("mixtral-8x7b", hardware="h200", context=777,
+                    batch=64).critical_batch_size == 12345.5
+    assert estimate("mixtral-8x7b", hardware="h200",
+                    context=778).critical_batch_size != 12345.5
+    monkeypatch.setitem(TERMS["kv_read"], "cases", dict(TERMS["kv_read"]["cases"]))
+    assert estimate("mixtral-8x7b", hardware="h200",
+                    context=777).critical_batch_size == e.critical_batch_size
+
+
 def test_a_kept_formula_value_is_the_one_its_arguments_compute():
     """The interpreter keeps each formula's value by its arguments (interpreter._CALLS): what
     compares equal but computes otherwise is kept apart (an int and a float give an int and a

@@ -38,6 +38,7 @@ No module is left outside these rules: the generator of the numeric code and the
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -121,11 +122,15 @@ def _parent_packages(module: str) -> set[str]:
     return {".".join(parts[:i]) for i in range(2, len(parts))}
 
 
-#: Every edge, module to module (a module's own parent packages left out: they run first; but
-#: a name taken from the top package, ``from .. import estimate``, is an import of its
-#: ``__init__``, the top floor).
-GRAPH = {m: _with_parents(_imports(p)) - _parent_packages(m) for m, p in MODULES.items()}
-TOP = {m: _with_parents(_imports(p, True)) - _parent_packages(m) for m, p in MODULES.items()}
+@functools.cache
+def graph(top_level: bool = False) -> dict[str, set[str]]:
+    """Every edge, module to module (a module's own parent packages left out: they run first;
+    but a name taken from the top package, ``from .. import estimate``, is an import of its
+    ``__init__``, the top floor); with ``top_level``, only the imports run on import. Parsed
+    on first use, not on import: every pytest-xdist worker imports this file to collect it,
+    one runs its tests."""
+    return {m: _with_parents(_imports(p, top_level)) - _parent_packages(m)
+            for m, p in MODULES.items()}
 
 
 def _role(module: str) -> str:
@@ -194,12 +199,12 @@ def test_every_module_has_a_floor():
 def test_the_graph_sees_imports_inside_functions():
     # book.display imports the registry inside equation_latex only: a graph of module-level
     # imports alone would miss that edge
-    assert "llm_arithmetic.core.registry" in GRAPH["llm_arithmetic.book.display"]
-    assert "llm_arithmetic.core.registry" not in TOP["llm_arithmetic.book.display"]
+    assert "llm_arithmetic.core.registry" in graph()["llm_arithmetic.book.display"]
+    assert "llm_arithmetic.core.registry" not in graph(True)["llm_arithmetic.book.display"]
 
 
 def test_no_import_circle():
-    cycles = _cycles(GRAPH)
+    cycles = _cycles(graph())
     assert not cycles, "import circles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
@@ -216,7 +221,7 @@ def _marked(modules):
 @pytest.mark.parametrize("module", _marked(MODULES))
 def test_dependencies_point_down(module):
     floor = FLOOR[_role(module)]
-    up = sorted(d for d in GRAPH[module] if FLOOR[_role(d)] > floor)
+    up = sorted(d for d in graph()[module] if FLOOR[_role(d)] > floor)
     assert not up, f"{module} (floor {floor}, {_role(module)}) imports " + ", ".join(
         f"{d} (floor {FLOOR[_role(d)]})" for d in up)
 
@@ -227,7 +232,7 @@ def test_fast_path_imports_no_sympy(module):
     top_sympy = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
                  and "sympy" in ast.unparse(n)]
     assert not top_sympy, module
-    bad = {d for d in TOP[module] if any(d == s or d.startswith(s + ".") for s in SYMPY_MODULES)}
+    bad = {d for d in graph(True)[module] if any(d == s or d.startswith(s + ".") for s in SYMPY_MODULES)}
     assert not bad, f"{module} imports {bad}"
 
 

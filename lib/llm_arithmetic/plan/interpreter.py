@@ -719,6 +719,101 @@ def _largest(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     return lo
 
 
+class _Unkeyable(Exception):
+    """A value that :func:`_frozen` cannot turn into a key (an array, an object)."""
+
+
+_SCALARS = (int, float, str, bool, Fraction, type(None), np.integer, np.floating, np.bool_)
+
+
+def _frozen(v: Any) -> Any:
+    """``v`` as a hashable key that tells apart what compares equal but may compute
+    differently, as :func:`_call_key` does (a value's type, a zero's sign); records and
+    sequences by their items, in order. Raises :class:`_Unkeyable` for anything else.
+
+    >>> _frozen({"a": (1, 2.0)}) == _frozen({"a": (1, 2)})
+    False
+    >>> _frozen(0.0) == _frozen(-0.0), _frozen(Fraction(1, 2)) == _frozen(Fraction(2, 4))
+    (False, True)
+    """
+    t = type(v)
+    if isinstance(v, _SCALARS):
+        if isinstance(v, (float, np.floating)) and v == 0:
+            return (t, "zero", math.copysign(1.0, v))
+        return (t, v)
+    if t is tuple or t is list:
+        return (t, tuple(_frozen(x) for x in v))
+    if t is dict:
+        return (t, tuple((k, _frozen(x)) for k, x in v.items()))
+    raise _Unkeyable(t.__name__)
+
+
+#: Per plan (by id, the plan kept to check it): each solve step's dependencies, and its
+#: results by the values of the inputs it depends on (:func:`_solve_key`).
+_SOLVES: dict[int, tuple[Any, dict[Any, Any], dict[tuple, Any]]] = {}
+_SOLVES_MAX = 1 << 12
+
+
+def _terms_state() -> tuple:
+    """What the stack's terms are now (by identity: a test that swaps a term's cases, as
+    tests/conftest.py's ``uncounted_cache`` does, changes it)."""
+    return tuple((id(t), id(t.get("cases")), id(t.get("missing"))) for t in TERMS.values())
+
+
+def _solve_key(ev: Evaluator, step: Mapping[str, Any]) -> tuple[dict[tuple, Any], tuple] | None:
+    """The cache of a solve step's results in ``ev``'s plan and the key of its result here:
+    the step, the stack's terms (:func:`_terms_state`) and the value of every name the step
+    depends on (:func:`dependencies`, its variable excluded: the search sets it) as given to
+    ``ev`` or an ancestor, or absent. Equal keys give the same search on the same values, so
+    the same result to the bit. None where a value cannot be a key (an array)."""
+    hit = _SOLVES.get(id(ev.steps))
+    if hit is None or hit[0] is not ev.steps:
+        hit = (ev.steps, {}, {})
+        _SOLVES[id(ev.steps)] = hit
+    _, memo, cache = hit
+    names = memo.get(("sorted", step["name"]))
+    if names is None:
+        names = memo[("sorted", step["name"])] = tuple(sorted(
+            dependencies(ev.steps, step["name"], memo)))
+    chain = []
+    e: Evaluator | None = ev
+    while e is not None:
+        chain.append(e.inputs)
+        e = e.parent
+    values = []
+    try:
+        for name in names:
+            for given in chain:
+                if name in given:
+                    values.append((name, _frozen(given[name])))
+                    break
+    except _Unkeyable:
+        return None
+    return cache, (step["name"], _terms_state(), tuple(values))
+
+
+def _cached(solver: Any) -> Any:
+    """``solver``, its results kept by :func:`_solve_key` (a search evaluates its target tens
+    of times; the same model, chip and inputs at another batch or context need the same
+    search again where the variable is the batch: the critical batch)."""
+    def run(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+        found = _solve_key(ev, step)
+        if found is None:
+            return solver(ev, step)
+        cache, key = found
+        try:
+            return cache[key]
+        except KeyError:
+            pass
+        value = solver(ev, step)
+        if len(cache) >= _SOLVES_MAX:
+            cache.clear()
+        cache[key] = value
+        return value
+    run.__doc__, run.__wrapped__ = solver.__doc__, solver
+    return run
+
+
 def _crossing(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     """The x > 0 where ``rises`` (x) first reaches ``falls`` (x), by doubling then 60
     bisections (relative precision 1e-18); None when no x below ``limit`` reaches it.
@@ -756,7 +851,8 @@ def _plan_steps() -> Mapping[str, Any]:
 
 PLAN_STEPS: Mapping[str, Any] = _plan_steps()
 
-SOLVERS = {"largest": _largest, "crossing": _crossing}
+#: The solvers by name, their results kept by what they read (:func:`_cached`).
+SOLVERS = {"largest": _cached(_largest), "crossing": _cached(_crossing)}
 OPS = {"formula": _formula, "sum": _sum, "mean": _mean, "add": _add, "mul": _mul, "div": _div,
        "first": _first, "choose": _choose, "gt": _gt, "le": _le, "among": _among,
        "finite": _finite, "at": _at,
