@@ -360,8 +360,8 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
     >>> a["audio_frames"], a["audio_tokens"], a["audio_layers"]
     (1000, 250, 0)
     """
-    from .catalog.audio import (AUDIO_HOP, AUDIO_SAMPLE_RATE, AUDIO_SECONDS_LIMIT,
-                                GEMMA_MAX_SAMPLES, audio_encoder, audio_work)
+    from .catalog.audio import AUDIO_SAMPLE_RATE, AUDIO_SECONDS_LIMIT, audio_encoder, \
+        audio_work, clip_cap
 
     seconds = _length_argument("audio_seconds", seconds, AUDIO_SECONDS_LIMIT)
     encoder, rule = audio_encoder(model)
@@ -369,18 +369,11 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
         work = audio_work(rule, seconds)
     except ConfigError as err:
         raise InputError(f"audio_seconds: {err}") from None
-    if rule.max_frames and work.frames == rule.max_frames \
-            and seconds * AUDIO_SAMPLE_RATE > rule.max_frames * AUDIO_HOP:
+    cap = clip_cap(rule)
+    if cap is not None and round(seconds * AUDIO_SAMPLE_RATE) > cap[0]:
         warnings.warn(f"audio_seconds: {model.name}'s processor keeps the first "
-                      f"{rule.max_frames * AUDIO_HOP / AUDIO_SAMPLE_RATE:g} s of a clip "
-                      f"({rule.max_frames:,} mel frames) and drops the rest of the "
-                      f"{seconds:g} s", ContextWarning, stacklevel=2)
-    elif rule.rule in ("gemma3n", "gemma4") \
-            and round(seconds * AUDIO_SAMPLE_RATE) > GEMMA_MAX_SAMPLES:
-        warnings.warn(f"audio_seconds: {model.name}'s processor keeps the first "
-                      f"{GEMMA_MAX_SAMPLES / AUDIO_SAMPLE_RATE:g} s of a clip "
-                      f"({GEMMA_MAX_SAMPLES:,} samples) and drops the rest of the "
-                      f"{seconds:g} s", ContextWarning, stacklevel=2)
+                      f"{cap[0] / AUDIO_SAMPLE_RATE:g} s of a clip ({cap[1]}) and drops the "
+                      f"rest of the {seconds:g} s", ContextWarning, stacklevel=2)
     return {"audio_seconds": seconds, "audio_frames": work.frames,
             "audio_tokens": work.tokens, "audio_prefill_flops": work.flops,
             "audio_params": encoder.params, "audio_rows": work.rows, "d_audio": rule.width,

@@ -77,7 +77,8 @@ from ..core.errors import ConfigError
 
 __all__ = ["AudioRule", "AudioWork", "audio_frames", "audio_tokens", "audio_work",
            "audio_encoder", "AUDIO_SAMPLE_RATE", "AUDIO_HOP", "AUDIO_SECONDS_LIMIT",
-           "MODELLED_AUDIO_FAMILIES", "AUDIO_RULES", "GEMMA_MAX_SAMPLES"]
+           "MODELLED_AUDIO_FAMILIES", "AUDIO_RULES", "GEMMA_MAX_SAMPLES", "clip_cap",
+           "samples_kept"]
 
 #: Samples a second the feature extractor takes, and samples per mel frame (its hop).
 AUDIO_SAMPLE_RATE, AUDIO_HOP = 16000, 160
@@ -176,6 +177,27 @@ class AudioWork:
     block_params: int
 
 
+def clip_cap(rule: AudioRule) -> tuple[int, str] | None:
+    """The most samples of a clip the feature extractor keeps [sample], and that cap as the
+    processor states it (mel frames or samples); None where it keeps the whole clip.
+
+    >>> clip_cap(AudioRule("qwen2_audio", 1280, 32, 5120, 128, 100, 3584, 20, max_frames=30000))
+    (4800000, '30,000 mel frames')
+    """
+    if rule.rule in GEMMA_FRAME_SPAN:
+        return GEMMA_MAX_SAMPLES, f"{GEMMA_MAX_SAMPLES:,} samples"
+    if rule.max_frames:
+        return rule.max_frames * AUDIO_HOP, f"{rule.max_frames:,} mel frames"
+    return None
+
+
+def samples_kept(rule: AudioRule, seconds: float) -> int:
+    """The samples of ``seconds`` of audio the feature extractor keeps (:func:`clip_cap`)."""
+    n = round(seconds * AUDIO_SAMPLE_RATE)
+    cap = clip_cap(rule)
+    return n if cap is None else min(n, cap[0])
+
+
 def audio_frames(rule: AudioRule, seconds: float) -> int:
     """Mel frames of ``seconds`` of audio as the processor's feature extractor counts them.
 
@@ -183,13 +205,12 @@ def audio_frames(rule: AudioRule, seconds: float) -> int:
     >>> audio_frames(r, 1.005), audio_frames(r, 400)
     (101, 30000)
     """
-    n = round(seconds * AUDIO_SAMPLE_RATE)
+    n = samples_kept(rule, seconds)
     if rule.rule in GEMMA_FRAME_SPAN:
-        n = -(-min(n, GEMMA_MAX_SAMPLES) // GEMMA_PAD_MULTIPLE) * GEMMA_PAD_MULTIPLE
+        n = -(-n // GEMMA_PAD_MULTIPLE) * GEMMA_PAD_MULTIPLE
         return max(0, (n - GEMMA_FRAME_SPAN[rule.rule]) // AUDIO_HOP + 1)
-    if rule.rule == "qwen2_audio":
-        f = -(-n // AUDIO_HOP)
-        return min(f, rule.max_frames) if rule.max_frames else f
+    if rule.rule == "qwen2_audio":  # the mask holds ceil(N / hop) of a clip padded to a multiple
+        return -(-n // AUDIO_HOP)
     return n // AUDIO_HOP
 
 
@@ -205,6 +226,9 @@ def audio_tokens(rule: AudioRule, frames: int) -> int:
     >>> audio_tokens(r, 1000), audio_tokens(r, 150)
     (130, 20)
     """
+    if rule.rule in GEMMA_FRAME_SPAN:
+        raise ConfigError(f"audio rule {rule.rule}: its tokens follow from the clip's samples, "
+                          "not its frames: audio_work")
     if rule.rule == "qwen2_audio":
         return (_halve(frames) - 2) // 2 + 1
     chunk = 2 * rule.n_window  # 13 a full chunk: its three halvings
@@ -223,8 +247,7 @@ def _gemma_work(rule: AudioRule, seconds: float) -> AudioWork:
     if rule.rule == "gemma3n":
         tokens, kept = rule.soft_tokens, -(-rows // rule.reduction)
     else:
-        tokens = kept = -(-((min(round(seconds * AUDIO_SAMPLE_RATE), GEMMA_MAX_SAMPLES) - 1)
-                            // AUDIO_HOP) // 4)
+        tokens = kept = -(-((samples_kept(rule, seconds) - 1) // AUDIO_HOP) // 4)
     if frames < 1 or kept < 1:
         raise ConfigError(f"{seconds:g} s of audio gives {frames} mel frames and no token")
     f1 = _halve(mels)
