@@ -9,8 +9,12 @@ Cheap: reads Markdown, notebooks' JSON and the Chinese catalogs; builds nothing 
   entry, and a page links a term at most once (its first use);
 - every entry is linked from some page other than the glossary;
 - every entry whose term is in locale/zh_CN/terms.toml is translated with that Chinese term, and
-  a Chinese `{term}` role links the entry of the English (its target, `{term}`中文 <English>``).
+  a Chinese `{term}` role links the entry of the English (its target, `{term}`中文 <English>``);
+- "bound" has two Chinese words, by the quantity bounded (terms.toml's [bound]): 上界 on a speed,
+  下界 on a time, a latency or a cost, each where the English names its kind of quantity; a
+  prompt is 提示词, 提示 alone a hint.
 """
+import functools
 import json
 import re
 import tomllib
@@ -139,27 +143,94 @@ def chinese_terms() -> dict[str, str]:
     return {en: t["zh"] for t in terms["term"] for en in t["en"]}
 
 
+@functools.cache
+def translations() -> tuple[tuple[str, str, str], ...]:
+    """(catalog, English, Chinese) of every translated, not fuzzy entry of the Chinese edition."""
+    from babel.messages.pofile import read_po
+
+    out = []
+    for po in sorted(LOCALE.rglob("*.po")):
+        with open(po, "rb") as handle:
+            out += [(po.relative_to(LOCALE).as_posix(), str(m.id), m.string)
+                    for m in read_po(handle) if m.id and m.string and not m.fuzzy]
+    return tuple(out)
+
+
 def test_chinese_term_roles_link_the_english_entry_in_chinese():
     """A translated `{term}` role keeps the English entry as its target and shows the Chinese
     term where locale/zh_CN/terms.toml has one for the English shown (`{term}`键值缓存 <KV cache>``)."""
-    from babel.messages.pofile import read_po
-
     zh = chinese_terms()
     bad = []
-    for po in sorted(LOCALE.rglob("*.po")):
-        with open(po, "rb") as handle:
-            for m in read_po(handle):
-                if not (m.id and m.string) or m.fuzzy or "{term}" not in str(m.id):
-                    continue
-                want = sorted(role_target(r).lower() for r in TERM_ROLE.finditer(str(m.id)))
-                roles = list(TERM_ROLE.finditer(m.string))
-                got = sorted(role_target(r).lower() for r in roles)
-                english = [r.group() for r in TERM_ROLE.finditer(str(m.id))
-                           if (z := zh.get(r.group(1).lower()) or zh.get(r.group(1).lower()[:-1]))
-                           and not any(z in t.group(1) for t in roles)]
-                if want != got or english:
-                    bad.append(f"{po.relative_to(LOCALE)}: {str(m.id)[:60]!r}: targets {got} "
-                               f"for {want}" + (f", not in Chinese: {english}" if english else ""))
+    for po, en, string in translations():
+        if "{term}" not in en:
+            continue
+        want = sorted(role_target(r).lower() for r in TERM_ROLE.finditer(en))
+        roles = list(TERM_ROLE.finditer(string))
+        got = sorted(role_target(r).lower() for r in roles)
+        english = [r.group() for r in TERM_ROLE.finditer(en)
+                   if (z := zh.get(r.group(1).lower()) or zh.get(r.group(1).lower()[:-1]))
+                   and not any(z in t.group(1) for t in roles)]
+        if want != got or english:
+            bad.append(f"{po}: {en[:60]!r}: targets {got} "
+                       f"for {want}" + (f", not in Chinese: {english}" if english else ""))
+    assert not bad, "\n".join(bad[:20])
+
+
+#: English prose of an entry: maths, code and roles out, a `{term}` role read as its text
+_NOT_PROSE = re.compile(r"\{term\}`([^`<]*?)\s*(?:<[^`>]+>)?`|\{[^}]*\}`[^`]*`|\$[^$]*\$|`[^`]*`")
+#: English that says the bound is on a time, a latency or a cost; on a speed or a rate
+TIME_BOUND = re.compile(
+    r"\blower bounds?\b|\bbounds? (?:on|for) (?:the |its |a |one )?(?:time|TTFT|TPOT|latency|cost"
+    r"|first token)|\b(?:TTFT|TPOT|latency|cost|time) bounds?\b|\bbound \[(?:ms|s|µs)\]"
+    r"|\bbound's (?:step )?time\b", re.I)
+RATE_BOUND = re.compile(
+    r"\bupper bounds?\b|\bbounds? on (?:the )?(?:tokens|throughput|speed|decode speed|aggregate rate"
+    r"|speed-up)|\b(?:speed|throughput|speed-up) bounds?\b|\bbound \[(?:input )?tokens?/s", re.I)
+#: a time, a latency or a cost named in an entry, in its English or its Chinese
+TIME_WORDS = re.compile(
+    r"\b(?:times?|timed|takes?|took|seconds?|ms|µs|latenc(?:y|ies)|TTFT|TPOT|costs?|dollars?|USD"
+    r"|energy|joules?|least|lower|shortest|longer|slower|prefills?|steps?)\b", re.I)
+TIME_WORDS_ZH = re.compile(r"时间|耗时|用时|时延|延迟|秒|成本|花费|能耗|能量|首字|一步|每步|单步|解码步|步时间")
+
+
+def bound_words() -> tuple[str, str]:
+    """(on a rate, on a time) of terms.toml's [bound]: 上界, 下界."""
+    bound = tomllib.loads((REPO / "locale" / "zh_CN" / "terms.toml").read_text(encoding="utf8"))
+    return bound["bound"]["rate"], bound["bound"]["time"]
+
+
+def test_bound_entry_states_both_words():
+    """The glossary's entry is the word of the bare bound (上界) and its definition, a least time,
+    tells the reader when a bound is 下界."""
+    rate, time = bound_words()
+    messages = {str(m.id): m.string for m in catalog("book/terms") if m.id}
+    assert messages["bound"] == rate
+    definition = next(s for en, s in messages.items() if en.startswith("The least time a step"))
+    assert rate in definition and time in definition
+
+
+def test_bound_takes_the_word_of_its_quantity():
+    """上界 on a speed, 下界 on a time, a latency or a cost (terms.toml's [bound]): where the
+    English names the quantity ("bound on the time to first token", "TTFT bound [ms]", "upper
+    bound"), the Chinese has its word; a `{term}` link to the entry shows one of the two words; and
+    下界 stands only where the entry names a time, a latency or a cost (an entry under ten words, a
+    heading or a label, takes the quantity of its passage)."""
+    rate, time = bound_words()
+    bad = []
+    for po, en, zh in translations():
+        if time not in zh and "bound" not in en:
+            continue
+        prose = _NOT_PROSE.sub(lambda m: m.group(1) or " ", en)
+        shown = [m.group(1) for m in TERM_ROLE.finditer(zh) if role_target(m) == "bound"]
+        if set(shown) - {rate, time}:
+            bad.append(f"{po}: {en[:60]!r} links the bound as {shown}")
+        if TIME_BOUND.search(prose) and time not in zh:
+            bad.append(f"{po}: {en[:60]!r} bounds a time: no {time}")
+        if RATE_BOUND.search(prose) and rate not in zh:
+            bad.append(f"{po}: {en[:60]!r} bounds a speed: no {rate}")
+        if (time in zh and len(re.findall(r"[A-Za-z]+", prose)) >= 10
+                and not TIME_WORDS.search(prose) and not TIME_WORDS_ZH.search(zh.replace(time, ""))):
+            bad.append(f"{po}: {en[:60]!r} has {time} but names no time, latency or cost")
     assert not bad, "\n".join(bad[:20])
 
 
@@ -168,3 +239,11 @@ def test_chinese_term_roles_link_the_english_entry_in_chinese():
                                           ("{term}`键值缓存 <KV cache>`", "KV cache")])
 def test_term_role_pattern(text, target):
     assert role_target(TERM_ROLE.search(text)) == target
+
+
+def test_prompt_and_hint_keep_their_words():
+    """A model's prompt is 提示词 (terms.toml); 提示 alone is a hint or a tip, so it stands only
+    where the English has one (an exercise's hints), never for a prompt beside a 提示词."""
+    bad = [f"{po}: {en[:60]!r}" for po, en, zh in translations()
+           if re.search(r"提示(?!词)", zh) and not re.search(r"\b(?:hints?|tips?)\b", en, re.I)]
+    assert not bad, "提示 where the English has no hint:\n" + "\n".join(bad[:20])
