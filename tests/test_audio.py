@@ -253,3 +253,68 @@ def test_a_clip_beyond_gemmas_30_s_warns_that_the_rest_is_dropped(capsys):
     assert main(["describe", "gemma-4-e2b", "--audio-seconds", "30", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert (d["audio_tokens"], d["audio_frames"]) == (750, 2999)
+
+
+# ---- the formulas (formulas/audio.py) against FlopCounterMode ------------------------------
+# Printed by torch 2.13.0+cpu's FlopCounterMode (get_total_flops) around transformers 5.24.0's
+# Qwen2_5OmniAudioEncoder and Qwen3OmniMoeAudioEncoder, built from the catalog's
+# thinker_config.audio_config with encoder_layers set to 0 and to 2 (random weights,
+# attn_implementation "eager", which runs each chunk or window on its own), over F mel frames
+# of noise: enc(input_features=torch.randn(128, F), feature_lens=torch.tensor([F])).
+# 0 layers: what runs around the blocks alone; each block adds the same FLOPs.
+# columns: model, frames, FLOPs with 0 layers, FLOPs with 2 layers
+WHISPER_PRINTED = [
+    (Q25, 50, None, 2_377_492_480), (Q25, 237, 2_900_623_360, 12_365_260_800),
+    (Q25, 1000, 8_192_000_000, 48_025_600_000), (Q3, 50, None, 2_951_813_120),
+    (Q3, 237, 13_654_958_080, 16_102_737_920), (Q3, 1000, None, 56_085_012_480),
+    (Q3, 2000, 91_487_436_800, 112_183_869_440),
+]
+
+
+def test_whisper_style_encoders_match_flopcounter_printed():
+    """The catalog's counts through the formulas give the printed FLOPs, around the blocks
+    (0 layers) and with two blocks."""
+    from dataclasses import replace
+
+    for name, frames, around, two in WHISPER_PRINTED:
+        rule = replace(audio_encoder(get_model(name))[1], layers=2)
+        w = audio_work(rule, frames / 100)
+        assert w.frames == frames and w.flops == two, (name, frames)
+        if around is not None:
+            assert w.around_flops == around, (name, frames)
+
+
+def test_audio_formulas_by_hand_against_flopcounter():
+    """Each formula with counts worked out by hand from the encoders' shapes (not from the
+    catalog) equals FlopCounterMode's print."""
+    from llm_arithmetic import numeric as N
+
+    d, ffn = 1280, 5120
+    # Qwen3-Omni, 20 s: 2,000 frames in 20 chunks of 100 x 128 mel bins; three 3 x 3 stride-2
+    # Conv2d 1 -> 480 -> 480 -> 480 to 64 x 50, 32 x 25, 16 x 13; conv_out 480 x 16 -> 1,280
+    # over 20 x 13 = 260 positions; proj1 1,280 -> 1,280 and proj2 1,280 -> 2,048 per token
+    around = dict(audio_conv1_params=9 * 480, audio_conv1_positions=20 * 64 * 50,
+                  audio_conv2_params=9 * 480 * 480,
+                  audio_conv2_positions=20 * (32 * 25 + 16 * 13),
+                  audio_in_params=480 * 16 * d, audio_in_positions=260,
+                  audio_out_params=d * d + d * 2048, audio_out_positions=260)
+    assert N.audio_around_flops(**around) == 91_487_436_800
+    # two blocks over the 260 positions, attention in windows of 8 chunks (104 positions):
+    # 104 + 104 + 52
+    blocks = dict(n_audio_layers=2, audio_matmul_params=4 * d * d + 2 * d * ffn, d_audio=d,
+                  audio_rows=260, audio_pairs=2 * 104 ** 2 + 52 ** 2)
+    assert N.audio_block_flops(**blocks) == 112_183_869_440 - 91_487_436_800
+    assert N.audio_prefill_flops(**blocks, **around) == 112_183_869_440
+    # Gemma 3n E2B, 10 s (GEMMA_PRINTED): 997 frames -> 499 -> 250 positions; convolutions
+    # 1 -> 128 (over 499 x 64) and 128 -> 32 (over 250 x 32), the projection 32 x 32 -> 1,536;
+    # 12 conformer layers of 23 x 1,536^2 weights a position, 21 blocks of 12 queries over 24
+    # keys and 13 offsets, a depthwise kernel of 5; the embedder 1,536 -> 2,048 over the
+    # ceil(250 / 4) = 63 positions the reduction keeps
+    h = 1536
+    assert N.audio_prefill_flops(
+        n_audio_layers=12, audio_matmul_params=23 * h * h, d_audio=h, audio_rows=250,
+        audio_pairs=21 * 12 * 24, audio_rel_pairs=21 * 12 * 13, audio_rel_offsets=13,
+        audio_conv_kernel=5, audio_conv1_params=9 * 128, audio_conv1_positions=499 * 64,
+        audio_conv2_params=9 * 128 * 32, audio_conv2_positions=250 * 32,
+        audio_in_params=32 * 32 * h, audio_in_positions=250, audio_out_params=h * 2048,
+        audio_out_positions=63) == GEMMA_PRINTED[3][3] == 328_777_900_032

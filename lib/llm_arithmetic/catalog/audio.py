@@ -73,6 +73,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .. import numeric as N
 from ..core.errors import ConfigError
 
 __all__ = ["AudioRule", "AudioWork", "audio_frames", "audio_tokens", "audio_work",
@@ -160,10 +161,12 @@ class AudioWork:
         Query-key pairs one block's attention takes, summed over its chunks or windows [pair].
     flops : int
         The encoder's FLOPs over the clip: convolutions, blocks and the projections to the
-        language model's width [FLOP].
+        language model's width (:data:`~llm_arithmetic.formulas.audio.audio_prefill_flops`)
+        [FLOP].
     around_flops : int
         Of ``flops``, the convolutions and projections around the blocks, which a
-        tensor-parallel engine that splits the blocks keeps whole on every chip [FLOP].
+        tensor-parallel engine that splits the blocks keeps whole on every chip
+        (:data:`~llm_arithmetic.formulas.audio.audio_around_flops`) [FLOP].
     block_params : int
         The blocks' weights in matrix products [parameter].
     """
@@ -237,9 +240,10 @@ def audio_tokens(rule: AudioRule, frames: int) -> int:
 
 
 def _gemma_work(rule: AudioRule, seconds: float) -> AudioWork:
-    """:func:`audio_work` for Gemma 3n and Gemma 4 (the module's docstring): matrix products
-    and convolutions as the encoder runs them, FLOPs = 2 x multiply-adds; the norms,
-    softmax, soft cap, activations and the relative shift are left out."""
+    """:func:`audio_work` for Gemma 3n and Gemma 4 (the module's docstring): the counts
+    :data:`~llm_arithmetic.formulas.audio.audio_prefill_flops` takes for the conformer, matrix
+    products and convolutions as the encoder runs them; the norms, softmax, soft cap,
+    activations and the relative shift are left out."""
     frames = audio_frames(rule, seconds)
     h, mels, (c0, c1) = rule.width, rule.mels, rule.sub_channels
     t1 = _halve(frames)
@@ -252,31 +256,43 @@ def _gemma_work(rule: AudioRule, seconds: float) -> AudioWork:
         raise ConfigError(f"{seconds:g} s of audio gives {frames} mel frames and no token")
     f1 = _halve(mels)
     f2 = _halve(f1)
-    around = 2 * 9 * c0 * t1 * f1 + 2 * 9 * c0 * c1 * rows * f2 + 2 * c1 * f2 * h * rows
     if rule.proj_dim:  # Gemma 4: output_proj, then the embedder, at every position
-        around += 2 * h * rule.proj_dim * rows + 2 * rule.proj_dim * rule.output_dim * rows
+        out, out_at = h * rule.proj_dim + rule.proj_dim * rule.output_dim, rows
     else:  # Gemma 3n: the embedder over the positions the reduction keeps
-        around += 2 * h * rule.output_dim * -(-rows // rule.reduction)
+        out, out_at = h * rule.output_dim, kept
     w = rule.n_window
     span = rule.context_left + rule.context_right          # offsets: left - 1 + right + 1
-    context = w + span - 1
-    pairs = -(-rows // w) * w * context
-    # per position: two macaron feed-forwards 2 x 8h^2, q/k/v/out 4h^2, the light
-    # convolution's h -> 2h and h -> h 3h^2: 23h^2 multiply-adds
-    layer = (2 * 23 * h * h * rows + 2 * span * h * h
-             + 2 * (-(-rows // w)) * w * h * (2 * context + span) + 2 * h * rule.kernel * rows)
+    queries = -(-rows // w) * w                            # the blocks of queries, padded
+    pairs = queries * (w + span - 1)                       # each over its context of keys
+    # two 3 x 3 stride-2 convolutions 1 -> c0 -> c1 over (time x mel bins), the projection
+    # c1 (bins / 4) -> h; per position two macaron feed-forwards 2 x 8h^2, q/k/v/out 4h^2,
+    # the light convolution's h -> 2h and h -> h 3h^2: 23h^2
+    counts = dict(audio_conv1_params=9 * c0, audio_conv1_positions=t1 * f1,
+                  audio_conv2_params=9 * c0 * c1, audio_conv2_positions=rows * f2,
+                  audio_in_params=c1 * f2 * h, audio_in_positions=rows,
+                  audio_out_params=out, audio_out_positions=out_at)
+    blocks = dict(n_audio_layers=rule.layers, audio_matmul_params=23 * h * h, d_audio=h,
+                  audio_rows=rows, audio_pairs=pairs, audio_rel_pairs=queries * span,
+                  audio_rel_offsets=span, audio_conv_kernel=rule.kernel)
     return AudioWork(frames=frames, tokens=tokens, rows=rows, pairs=pairs,
-                     flops=around + rule.layers * layer, around_flops=around,
+                     flops=N.audio_prefill_flops(**blocks, **counts),
+                     around_flops=N.audio_around_flops(**counts),
                      block_params=rule.layers * 24 * h * h)
 
 
 def audio_work(rule: AudioRule, seconds: float) -> AudioWork:
-    """The tokens and the encoder's work for ``seconds`` of audio under ``rule``.
+    """The tokens and the encoder's work for ``seconds`` of audio under ``rule``: the counts
+    (frames, chunks, positions, attention pairs, the weights of each convolution and
+    projection) are worked out here, the FLOPs by
+    :data:`~llm_arithmetic.formulas.audio.audio_prefill_flops` and
+    :data:`~llm_arithmetic.formulas.audio.audio_around_flops`.
 
     >>> r = AudioRule("qwen2_audio", 1280, 32, 5120, 128, 100, 3584, 20, max_frames=30000)
     >>> w = audio_work(r, 10)
     >>> w.frames, w.tokens, w.rows, w.pairs
     (1000, 250, 500, 50000)
+    >>> w.flops, w.around_flops  # formulas.audio's examples: 637,337,600,000 + 8,192,000,000
+    (645529600000, 8192000000)
     """
     if rule.rule in GEMMA_FRAME_SPAN:
         return _gemma_work(rule, seconds)
@@ -287,28 +303,35 @@ def audio_work(rule: AudioRule, seconds: float) -> AudioWork:
     d, ffn, out = rule.width, rule.ffn, rule.output_dim
     chunk = 2 * rule.n_window
     lens = [chunk] * (frames // chunk) + ([frames % chunk] if frames % chunk else [])
-    longest, c = max(lens), len(lens)
+    longest, c = max(lens), len(lens)  # the convolutions run over chunks padded to the longest
     block = 4 * d * d + 2 * d * ffn
     if rule.rule == "qwen2_audio":
         rows_each = [_halve(x) for x in lens]
         rows = sum(rows_each)
         pairs = sum(r * r for r in rows_each)
-        convs = 2 * 3 * rule.mels * d * longest * c + 2 * 3 * d * d * _halve(longest) * c
-        around = convs + 2 * d * out * tokens
+        # conv1 (kernel 3, mels -> d), conv2 (kernel 3, stride 2, d -> d); after the blocks a
+        # pool, then the projection d -> the language model's width per token
+        counts = dict(audio_conv1_params=3 * rule.mels * d, audio_conv1_positions=longest * c,
+                      audio_conv2_params=3 * d * d, audio_conv2_positions=_halve(longest) * c,
+                      audio_out_params=d * out, audio_out_positions=tokens)
     else:
         rows = tokens
         t1, f1 = _halve(longest), _halve(rule.mels)
         t2, f2 = _halve(t1), _halve(f1)
         t3, f3 = _halve(t2), _halve(f2)
         ch = rule.channels
-        convs = (2 * 9 * ch * f1 * t1 + 2 * 9 * ch * ch * (f2 * t2 + f3 * t3)) * c
-        convs += 2 * ch * f3 * d * t3 * c                       # conv_out on padded chunks
         window = t3 * (rule.n_window_infer // chunk)
         pairs = (rows // window) * window * window + (rows % window) ** 2
-        around = convs + 2 * (d * d + d * out) * tokens
-    blocks = rule.layers * (2 * block * rows + 4 * d * pairs)
-    return AudioWork(frames=frames, tokens=tokens, rows=rows, pairs=pairs,
-                     flops=around + blocks, around_flops=around,
+        # three 3 x 3 stride-2 Conv2d 1 -> ch -> ch -> ch over (mels x time), conv_out
+        # (ch x f3 -> d) over the padded chunks' positions; proj1 (d -> d), proj2 (d -> out)
+        counts = dict(audio_conv1_params=9 * ch, audio_conv1_positions=f1 * t1 * c,
+                      audio_conv2_params=9 * ch * ch, audio_conv2_positions=(f2 * t2 + f3 * t3) * c,
+                      audio_in_params=ch * f3 * d, audio_in_positions=t3 * c,
+                      audio_out_params=d * d + d * out, audio_out_positions=tokens)
+    flops = N.audio_prefill_flops(n_audio_layers=rule.layers, audio_matmul_params=block,
+                                  d_audio=d, audio_rows=rows, audio_pairs=pairs, **counts)
+    return AudioWork(frames=frames, tokens=tokens, rows=rows, pairs=pairs, flops=flops,
+                     around_flops=N.audio_around_flops(**counts),
                      block_params=rule.layers * block)
 
 

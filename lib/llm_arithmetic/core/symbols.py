@@ -664,4 +664,63 @@ cross_attention_flops = _sym("cross_attention_flops", "F_{xa}", "FLOPs of one te
                              "cross-attention over the images' states, every cross-attention "
                              "layer", "FLOP", _NONNEG_REAL)
 
+# --- audio in the prompt (an audio encoder's prefill: formulas/audio.py) ---------------------
+_group = "workload"
+audio_rows = _sym("audio_rows", "S_{aud}", "positions an audio encoder's blocks run for one clip "
+                  "(summed over its chunks; for Gemma's conformer, every subsampled position)",
+                  "1", _NONNEG)
+d_audio = _sym("d_audio", "d_{aud}", "hidden size of an audio encoder")
+n_audio_layers = _sym("n_audio_layers", "L_{aud}", "blocks of an audio encoder (Whisper-style "
+                      "blocks, or conformer layers)", assumptions=_NONNEG)
+_group = "quantities"
+audio_matmul_params = _sym("audio_matmul_params", "W_{aud}", "weights of one audio-encoder block "
+                           "in matrix products for one position (2 FLOPs each): a Whisper-style "
+                           "block's q, k, v, output and MLP; a conformer layer's two "
+                           "feed-forwards, q, k, v, output and its light convolution's "
+                           "pointwise products", "1", _NONNEG)
+audio_pairs = _sym("audio_pairs", "A_{aud}", "query-key pairs of one audio-encoder block over a "
+                   "clip: the sum over its chunks or attention windows of the positions squared "
+                   "(a conformer: its blocks of queries times their context, masked keys too)",
+                   "1", _NONNEG)
+audio_rel_pairs = _sym("audio_rel_pairs", "A_{rel}", "query-offset pairs of one conformer "
+                       "layer's relative-position term: every query its attention computes "
+                       "(its blocks, padded) times the relative offsets (0: none)", "1", _NONNEG)
+audio_rel_offsets = _sym("audio_rel_offsets", "n_{rel}", "relative offsets whose position "
+                         "embeddings a conformer layer projects (Gemma: left "
+                         "context - 1 + right context + 1; 0: none)", "1", _NONNEG)
+audio_conv_kernel = _sym("audio_conv_kernel", "k_{dw}", "kernel of a conformer layer's "
+                         "depthwise convolution over time (0: none)", "1",
+                         _NONNEG)
+audio_conv1_params = _sym("audio_conv1_params", "W_{c1}", "weights of an audio encoder's first "
+                          "convolution for one output position: kernel x input channels x "
+                          "output channels (2 FLOPs each)", "1", _NONNEG)
+audio_conv1_positions = _sym("audio_conv1_positions", "S_{c1}", "output positions of an audio "
+                             "encoder's first convolution over a clip (time, times frequency "
+                             "for a 2-D one; over every padded chunk)", "1", _NONNEG)
+audio_conv2_params = _sym("audio_conv2_params", "W_{c2}", "weights of each of an audio encoder's "
+                          "later convolutions (of one shape) for one output position", "1",
+                          _NONNEG)
+audio_conv2_positions = _sym("audio_conv2_positions", "S_{c2}", "output positions of an audio "
+                             "encoder's later convolutions over a clip, summed over them", "1",
+                             _NONNEG)
+audio_in_params = _sym("audio_in_params", "W_{in}", "weights of the projection from an audio "
+                       "encoder's last convolution to its blocks' width, for one position "
+                       "(0: the convolution gives that width)", "1", _NONNEG)
+audio_in_positions = _sym("audio_in_positions", "S_{in}", "positions that projection runs over "
+                          "a clip", "1", _NONNEG)
+audio_out_params = _sym("audio_out_params", "W_{out}", "weights of the projections after an "
+                        "audio encoder's blocks, to the language model's width, for one output "
+                        "position", "1", _NONNEG)
+audio_out_positions = _sym("audio_out_positions", "S_{out}", "positions those projections run "
+                           "over a clip (its tokens, or the positions kept)", "1", _NONNEG)
+audio_block_flops = _sym("audio_block_flops", "F_{aud,blk}", "FLOPs of an audio encoder's blocks "
+                         "over one clip", "FLOP", _NONNEG_REAL)
+audio_around_flops = _sym("audio_around_flops", "F_{aud,ar}", "FLOPs of the convolutions and "
+                          "projections around an audio encoder's blocks over one clip (what a "
+                          "tensor-parallel engine that splits the blocks keeps whole)", "FLOP",
+                          _NONNEG_REAL)
+audio_prefill_flops = _sym("audio_prefill_flops", "F_{aud}", "FLOPs of an audio encoder over "
+                           "one clip: its blocks and what runs around them", "FLOP",
+                           _NONNEG_REAL)
+
 GLOSSARY: Mapping[str, SymbolInfo] = MappingProxyType(_GLOSSARY)

@@ -10,18 +10,19 @@
 * :mod:`~llm_arithmetic.formulas.stack` -- the pieces a layer stack sums (per part of a layer)
 * :mod:`~llm_arithmetic.formulas.engine` -- what a serving engine allocates for its cache
 * :mod:`~llm_arithmetic.formulas.vision` -- a vision tower's FLOPs and time over a prompt's images
+* :mod:`~llm_arithmetic.formulas.audio` -- an audio encoder's FLOPs over a clip
 
 Importing this package imports them all; :func:`llm_arithmetic.articles.all_formulas`
 also imports the articles' own formulas, so the registry is complete.
 """
 from .. import numeric
 from ..core.registry import bind_numeric
-from . import (engine, flops, memory, params, parallel, roofline, serving, stack,  # noqa: F401
-               vision)
+from . import (audio, engine, flops, memory, params, parallel, roofline, serving,  # noqa: F401
+               stack, vision)
 
 # A registered formula, called with numbers, runs its generated numeric function: bound here,
 # one floor above the registry, which never imports the code generated from it.
 bind_numeric(numeric)
 
 __all__ = ["params", "memory", "flops", "roofline", "parallel", "serving", "stack", "engine",
-           "vision"]
+           "vision", "audio"]

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'altup_gather_bytes', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'cross_attention_flops', 'cross_kv_flops', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allgather_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'expert_pad_params', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_allreduces', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'logits_gather_bytes', 'lowq_attention_params', 'lowq_copied_matrices', 'lowq_copied_params', 'lowq_matmul_params', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba1_xproj_allreduce_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'ple_collective_bytes', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allgather_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'vision_prefill_flops', 'vision_prefill_time', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'altup_gather_bytes', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'audio_around_flops', 'audio_block_flops', 'audio_prefill_flops', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'cross_attention_flops', 'cross_kv_flops', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allgather_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'expert_pad_params', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_allreduces', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'logits_gather_bytes', 'lowq_attention_params', 'lowq_copied_matrices', 'lowq_copied_params', 'lowq_matmul_params', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba1_xproj_allreduce_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'ple_collective_bytes', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allgather_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'vision_prefill_flops', 'vision_prefill_time', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -30,6 +30,9 @@ PARAMS = {
     'attention_standard_bytes': ('seq_len', 'd_head', 'bits'),
     'attention_standard_flops': ('seq_len', 'd_head'),
     'attention_standard_intensity': ('seq_len', 'd_head', 'bits'),
+    'audio_around_flops': ('audio_conv1_params', 'audio_conv1_positions', 'audio_conv2_params', 'audio_conv2_positions', 'audio_out_params', 'audio_out_positions', 'audio_in_params', 'audio_in_positions'),
+    'audio_block_flops': ('n_audio_layers', 'audio_matmul_params', 'd_audio', 'audio_rows', 'audio_pairs', 'audio_rel_pairs', 'audio_rel_offsets', 'audio_conv_kernel'),
+    'audio_prefill_flops': ('n_audio_layers', 'audio_matmul_params', 'd_audio', 'audio_rows', 'audio_pairs', 'audio_conv1_params', 'audio_conv1_positions', 'audio_conv2_params', 'audio_conv2_positions', 'audio_out_params', 'audio_out_positions', 'audio_rel_pairs', 'audio_rel_offsets', 'audio_conv_kernel', 'audio_in_params', 'audio_in_positions'),
     'baseten_generation_time': ('n_params', 'prompt', 'generated', 'bandwidth', 'peak_flops'),
     'baseten_kv_bytes_per_token': ('n_layers', 'd_model'),
     'baseten_kv_cache_tokens': ('capacity', 'n_params', 'kv_cache_bytes_per_token'),
@@ -898,6 +901,237 @@ def attention_standard_intensity(*, seq_len, d_head, bits=16):
     seq_len, d_head, bits = _vector_args(('seq_len', 'd_head', 'bits'), (seq_len, d_head, bits))
     with _quiet():
         return _vector_result(8*(4*seq_len**2*d_head + 3*seq_len**2)/(bits*(4*seq_len**2 + 4*seq_len*d_head)))
+
+
+def audio_around_flops(*, audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_in_params=0, audio_in_positions=0):
+    """FLOPs of the convolutions and projections around an audio encoder's blocks over one clip
+    [FLOP]: 2 FLOPs per weight of the first convolution's kernel (W_c1: kernel x input channels
+    x output channels) per output position (S_c1: time positions, times frequency bins for a
+    2-D convolution, over every chunk, padded ones too), likewise for the later convolutions
+    (all of one shape, their output positions summed: S_c2), the projection of the last
+    convolution's output to the blocks' width (W_in per position, S_in positions; 0 where the
+    convolution already gives that width) and the projections after the blocks to the
+    language model's width (W_out per output position, over S_out: the clip's tokens, or the
+    positions the encoder keeps).
+
+    .. math::
+
+        F_{aud,ar} = 2 W_{c1} S_{c1} + 2 W_{c2} S_{c2} + 2 W_{in} S_{in} + 2 W_{out} S_{out}
+
+    Parameters
+    ----------
+    audio_conv1_params : number or array
+        Weights of an audio encoder's first convolution for one output position: kernel x input channels x output channels (2 FLOPs each), :math:`W_{c1}` [-]
+    audio_conv1_positions : number or array
+        Output positions of an audio encoder's first convolution over a clip (time, times frequency for a 2-D one; over every padded chunk), :math:`S_{c1}` [-]
+    audio_conv2_params : number or array
+        Weights of each of an audio encoder's later convolutions (of one shape) for one output position, :math:`W_{c2}` [-]
+    audio_conv2_positions : number or array
+        Output positions of an audio encoder's later convolutions over a clip, summed over them, :math:`S_{c2}` [-]
+    audio_out_params : number or array
+        Weights of the projections after an audio encoder's blocks, to the language model's width, for one output position, :math:`W_{out}` [-]
+    audio_out_positions : number or array
+        Positions those projections run over a clip (its tokens, or the positions kept), :math:`S_{out}` [-]
+    audio_in_params : number or array (default 0)
+        Weights of the projection from an audio encoder's last convolution to its blocks' width, for one position (0: the convolution gives that width), :math:`W_{in}` [-]
+    audio_in_positions : number or array (default 0)
+        Positions that projection runs over a clip, :math:`S_{in}` [-]
+
+    Returns
+    -------
+    audio_around_flops : number or array
+        FLOPs of the convolutions and projections around an audio encoder's blocks over one clip (what a tensor-parallel engine that splits the blocks keeps whole), :math:`F_{aud,ar}` [FLOP]
+
+    Examples
+    --------
+    Qwen2.5-Omni-7B, 10 s: 5 chunks of 200 frames; ``conv1`` (kernel 3, 128 mel bins -> 1,280)
+    over 5 x 200 = 1,000 positions, 3 x 128 x 1,280 = 491,520 weights; ``conv2`` (kernel 3,
+    stride 2, 1,280 -> 1,280) over 5 x 100 = 500, 3 x 1,280^2 = 4,915,200 weights; after the
+    blocks a pool, then the projection 1,280 -> 3,584 (4,587,520 weights) over 250 tokens.
+    2 x (491,520,000 + 2,457,600,000 + 1,146,880,000) = 8,192,000,000:
+
+    >>> audio_around_flops(audio_conv1_params=3 * 128 * 1280, audio_conv1_positions=1000,
+    ...                    audio_conv2_params=3 * 1280 ** 2, audio_conv2_positions=500,
+    ...                    audio_out_params=1280 * 3584, audio_out_positions=250)
+    8192000000
+
+    Gemma 4 E2B, 10 s: 999 frames of 128 mel bins; a 3 x 3 stride-2 convolution 1 -> 128
+    channels (1,152 weights) over 500 x 64 = 32,000 positions, one 128 -> 32 (36,864) over
+    250 x 32 = 8,000; the projection 32 x 32 -> 1,024 (1,048,576 weights) over 250 positions;
+    after the blocks 1,024 -> 1,536 and the embedder 1,536 -> 1,536 (1,572,864 + 2,359,296 =
+    3,932,160 weights) over the same 250. 2 x (36,864,000 + 294,912,000 + 262,144,000 +
+    983,040,000) = 3,153,920,000:
+
+    >>> audio_around_flops(audio_conv1_params=9 * 128, audio_conv1_positions=500 * 64,
+    ...                    audio_conv2_params=9 * 128 * 32, audio_conv2_positions=250 * 32,
+    ...                    audio_out_params=1024 * 1536 + 1536 ** 2, audio_out_positions=250,
+    ...                    audio_in_params=32 * 32 * 1024, audio_in_positions=250)
+    3153920000
+    """
+    _exact = _exact_args(('audio_conv1_params', 'audio_conv1_positions', 'audio_conv2_params', 'audio_conv2_positions', 'audio_out_params', 'audio_out_positions', 'audio_in_params', 'audio_in_positions'), (audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_in_params, audio_in_positions))
+    if _exact is not None:
+        audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_in_params, audio_in_positions = _exact
+        try:
+            return _exact_result(2*audio_conv1_positions*audio_conv1_params + 2*audio_conv2_positions*audio_conv2_params + 2*audio_in_positions*audio_in_params + 2*audio_out_positions*audio_out_params)
+        except ZeroDivisionError:
+            return _inf
+    audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_in_params, audio_in_positions = _vector_args(('audio_conv1_params', 'audio_conv1_positions', 'audio_conv2_params', 'audio_conv2_positions', 'audio_out_params', 'audio_out_positions', 'audio_in_params', 'audio_in_positions'), (audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_in_params, audio_in_positions))
+    with _quiet():
+        return _vector_result(2*audio_conv1_positions*audio_conv1_params + 2*audio_conv2_positions*audio_conv2_params + 2*audio_in_positions*audio_in_params + 2*audio_out_positions*audio_out_params)
+
+
+def audio_block_flops(*, n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_rel_pairs=0, audio_rel_offsets=0, audio_conv_kernel=0):
+    """FLOPs of an audio encoder's blocks over one clip [FLOP]: in each of L_aud blocks, 2 FLOPs
+    per block weight in matrix products per position (W_aud: q, k, v, the output projection
+    and the MLP of a Whisper-style block, 4 d^2 + 2 d d_ff; a conformer layer's two macaron
+    feed-forwards 2 x 8 d^2, q, k, v and output 4 d^2, and its light convolution's pointwise
+    products d -> 2d and d -> d, 3 d^2: 23 d^2), and its attention: QK^T and the weighted sum
+    of V, 2 d FLOPs each per query-key pair (4 d a pair), over the pairs of its chunks or
+    windows (A_aud). A conformer layer (Gemma 3n, Gemma 4) adds three terms, 0 for a
+    Whisper-style block: its relative-position term, 2 d FLOPs per query per relative offset
+    (A_rel), the projection of the offsets' position embeddings, 2 d^2 per offset (n_rel), and
+    its depthwise convolution over time, 2 d k_dw per position.
+
+    .. math::
+
+        F_{aud,blk} = L_{aud} \\left(2 W_{aud} S_{aud} + 4 d_{aud} A_{aud} + 2 d_{aud} A_{rel} + 2 d_{aud}^{2} n_{rel} + 2 d_{aud} S_{aud} k_{dw}\\right)
+
+    Parameters
+    ----------
+    n_audio_layers : number or array
+        Blocks of an audio encoder (Whisper-style blocks, or conformer layers), :math:`L_{aud}` [-]
+    audio_matmul_params : number or array
+        Weights of one audio-encoder block in matrix products for one position (2 FLOPs each): a Whisper-style block's q, k, v, output and MLP; a conformer layer's two feed-forwards, q, k, v, output and its light convolution's pointwise products, :math:`W_{aud}` [-]
+    d_audio : number or array
+        Hidden size of an audio encoder, :math:`d_{aud}` [-]
+    audio_rows : number or array
+        Positions an audio encoder's blocks run for one clip (summed over its chunks; for Gemma's conformer, every subsampled position), :math:`S_{aud}` [-]
+    audio_pairs : number or array
+        Query-key pairs of one audio-encoder block over a clip: the sum over its chunks or attention windows of the positions squared (a conformer: its blocks of queries times their context, masked keys too), :math:`A_{aud}` [-]
+    audio_rel_pairs : number or array (default 0)
+        Query-offset pairs of one conformer layer's relative-position term: every query its attention computes (its blocks, padded) times the relative offsets (0: none), :math:`A_{rel}` [-]
+    audio_rel_offsets : number or array (default 0)
+        Relative offsets whose position embeddings a conformer layer projects (Gemma: left context - 1 + right context + 1; 0: none), :math:`n_{rel}` [-]
+    audio_conv_kernel : number or array (default 0)
+        Kernel of a conformer layer's depthwise convolution over time (0: none), :math:`k_{dw}` [-]
+
+    Returns
+    -------
+    audio_block_flops : number or array
+        FLOPs of an audio encoder's blocks over one clip, :math:`F_{aud,blk}` [FLOP]
+
+    Examples
+    --------
+    Qwen2.5-Omni-7B's encoder (32 blocks of width 1,280, MLP 5,120), 10 s of audio: 1,000 mel
+    frames in 5 chunks of 200, each halved by the stride-2 convolution to 100 positions the
+    blocks run, 500 in all, attention within each chunk: 5 x 100^2 = 50,000 pairs. Weights a
+    position: 4 x 1,280^2 + 2 x 1,280 x 5,120 = 6,553,600 + 13,107,200 = 19,660,800. A block:
+    2 x 19,660,800 x 500 + 4 x 1,280 x 50,000 = 19,660,800,000 + 256,000,000 =
+    19,916,800,000; 32 of them 637,337,600,000:
+
+    >>> audio_block_flops(n_audio_layers=32, audio_rows=500, audio_matmul_params=19_660_800,
+    ...                   d_audio=1280, audio_pairs=50_000)
+    637337600000
+
+    Gemma 4 E2B's conformer (12 layers of width 1,024), 10 s: 250 positions after the two
+    stride-2 convolutions, attended in ceil(250 / 12) = 21 blocks of 12 queries over a context
+    of 24 keys (21 x 12 x 24 = 6,048 pairs) and 13 relative offsets (21 x 12 x 13 = 3,276
+    query-offset pairs), a depthwise kernel of 5. A layer: 2 x 23 x 1,024^2 x 250 =
+    12,058,624,000, attention 4 x 1,024 x 6,048 = 24,772,608, the relative term
+    2 x 1,024 x 3,276 = 6,709,248, the offsets' projection 2 x 1,024^2 x 13 = 27,262,976, the
+    depthwise convolution 2 x 1,024 x 5 x 250 = 2,560,000: 12,119,928,832; 12 layers
+    145,439,145,984:
+
+    >>> audio_block_flops(n_audio_layers=12, audio_rows=250, audio_matmul_params=23 * 1024 ** 2,
+    ...                   d_audio=1024, audio_pairs=6048, audio_rel_pairs=3276,
+    ...                   audio_rel_offsets=13, audio_conv_kernel=5)
+    145439145984
+    """
+    _exact = _exact_args(('n_audio_layers', 'audio_matmul_params', 'd_audio', 'audio_rows', 'audio_pairs', 'audio_rel_pairs', 'audio_rel_offsets', 'audio_conv_kernel'), (n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_rel_pairs, audio_rel_offsets, audio_conv_kernel))
+    if _exact is not None:
+        n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_rel_pairs, audio_rel_offsets, audio_conv_kernel = _exact
+        try:
+            return _exact_result(n_audio_layers*(4*audio_pairs*d_audio + 2*audio_rel_pairs*d_audio + 2*audio_rows*audio_matmul_params + 2*audio_rows*d_audio*audio_conv_kernel + 2*d_audio**2*audio_rel_offsets))
+        except ZeroDivisionError:
+            return _inf
+    n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_rel_pairs, audio_rel_offsets, audio_conv_kernel = _vector_args(('n_audio_layers', 'audio_matmul_params', 'd_audio', 'audio_rows', 'audio_pairs', 'audio_rel_pairs', 'audio_rel_offsets', 'audio_conv_kernel'), (n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_rel_pairs, audio_rel_offsets, audio_conv_kernel))
+    with _quiet():
+        return _vector_result(n_audio_layers*(4*audio_pairs*d_audio + 2*audio_rel_pairs*d_audio + 2*audio_rows*audio_matmul_params + 2*audio_rows*d_audio*audio_conv_kernel + 2*d_audio**2*audio_rel_offsets))
+
+
+def audio_prefill_flops(*, n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_rel_pairs=0, audio_rel_offsets=0, audio_conv_kernel=0, audio_in_params=0, audio_in_positions=0):
+    """FLOPs of an audio encoder over one clip [FLOP]: its blocks
+    (:data:`audio_block_flops`) and the convolutions and projections around them
+    (:data:`audio_around_flops`).
+
+    .. math::
+
+        F_{aud} = L_{aud} \\left(2 d_{aud} A_{rel} + 2 W_{aud} S_{aud} + 2 d_{aud}^{2} n_{rel} + 4 d_{aud} A_{aud} + 2 d_{aud} S_{aud} k_{dw}\\right) + 2 W_{c1} S_{c1} + 2 W_{c2} S_{c2} + 2 W_{in} S_{in} + 2 W_{out} S_{out}
+
+    Parameters
+    ----------
+    n_audio_layers : number or array
+        Blocks of an audio encoder (Whisper-style blocks, or conformer layers), :math:`L_{aud}` [-]
+    audio_matmul_params : number or array
+        Weights of one audio-encoder block in matrix products for one position (2 FLOPs each): a Whisper-style block's q, k, v, output and MLP; a conformer layer's two feed-forwards, q, k, v, output and its light convolution's pointwise products, :math:`W_{aud}` [-]
+    d_audio : number or array
+        Hidden size of an audio encoder, :math:`d_{aud}` [-]
+    audio_rows : number or array
+        Positions an audio encoder's blocks run for one clip (summed over its chunks; for Gemma's conformer, every subsampled position), :math:`S_{aud}` [-]
+    audio_pairs : number or array
+        Query-key pairs of one audio-encoder block over a clip: the sum over its chunks or attention windows of the positions squared (a conformer: its blocks of queries times their context, masked keys too), :math:`A_{aud}` [-]
+    audio_conv1_params : number or array
+        Weights of an audio encoder's first convolution for one output position: kernel x input channels x output channels (2 FLOPs each), :math:`W_{c1}` [-]
+    audio_conv1_positions : number or array
+        Output positions of an audio encoder's first convolution over a clip (time, times frequency for a 2-D one; over every padded chunk), :math:`S_{c1}` [-]
+    audio_conv2_params : number or array
+        Weights of each of an audio encoder's later convolutions (of one shape) for one output position, :math:`W_{c2}` [-]
+    audio_conv2_positions : number or array
+        Output positions of an audio encoder's later convolutions over a clip, summed over them, :math:`S_{c2}` [-]
+    audio_out_params : number or array
+        Weights of the projections after an audio encoder's blocks, to the language model's width, for one output position, :math:`W_{out}` [-]
+    audio_out_positions : number or array
+        Positions those projections run over a clip (its tokens, or the positions kept), :math:`S_{out}` [-]
+    audio_rel_pairs : number or array (default 0)
+        Query-offset pairs of one conformer layer's relative-position term: every query its attention computes (its blocks, padded) times the relative offsets (0: none), :math:`A_{rel}` [-]
+    audio_rel_offsets : number or array (default 0)
+        Relative offsets whose position embeddings a conformer layer projects (Gemma: left context - 1 + right context + 1; 0: none), :math:`n_{rel}` [-]
+    audio_conv_kernel : number or array (default 0)
+        Kernel of a conformer layer's depthwise convolution over time (0: none), :math:`k_{dw}` [-]
+    audio_in_params : number or array (default 0)
+        Weights of the projection from an audio encoder's last convolution to its blocks' width, for one position (0: the convolution gives that width), :math:`W_{in}` [-]
+    audio_in_positions : number or array (default 0)
+        Positions that projection runs over a clip, :math:`S_{in}` [-]
+
+    Returns
+    -------
+    audio_prefill_flops : number or array
+        FLOPs of an audio encoder over one clip: its blocks and what runs around them, :math:`F_{aud}` [FLOP]
+
+    Examples
+    --------
+    Gemma 4 E2B, 10 s: the blocks' 145,439,145,984 and the 3,153,920,000 around them (the
+    examples of the two parts) make 148,593,065,984, which torch's ``FlopCounterMode`` prints
+    for the encoder and its embedder (transformers 5.24.0, ``tests/test_audio.py``):
+
+    >>> audio_prefill_flops(n_audio_layers=12, audio_rows=250, audio_matmul_params=23 * 1024 ** 2,
+    ...     d_audio=1024, audio_pairs=6048, audio_rel_pairs=3276, audio_rel_offsets=13,
+    ...     audio_conv_kernel=5, audio_conv1_params=9 * 128, audio_conv1_positions=500 * 64,
+    ...     audio_conv2_params=9 * 128 * 32, audio_conv2_positions=250 * 32,
+    ...     audio_in_params=32 * 32 * 1024, audio_in_positions=250,
+    ...     audio_out_params=1024 * 1536 + 1536 ** 2, audio_out_positions=250)
+    148593065984
+    """
+    _exact = _exact_args(('n_audio_layers', 'audio_matmul_params', 'd_audio', 'audio_rows', 'audio_pairs', 'audio_conv1_params', 'audio_conv1_positions', 'audio_conv2_params', 'audio_conv2_positions', 'audio_out_params', 'audio_out_positions', 'audio_rel_pairs', 'audio_rel_offsets', 'audio_conv_kernel', 'audio_in_params', 'audio_in_positions'), (n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_rel_pairs, audio_rel_offsets, audio_conv_kernel, audio_in_params, audio_in_positions))
+    if _exact is not None:
+        n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_rel_pairs, audio_rel_offsets, audio_conv_kernel, audio_in_params, audio_in_positions = _exact
+        try:
+            return _exact_result(n_audio_layers*(4*audio_pairs*d_audio + 2*audio_rel_pairs*d_audio + 2*audio_rows*audio_matmul_params + 2*audio_rows*d_audio*audio_conv_kernel + 2*d_audio**2*audio_rel_offsets) + 2*audio_conv1_positions*audio_conv1_params + 2*audio_conv2_positions*audio_conv2_params + 2*audio_in_positions*audio_in_params + 2*audio_out_positions*audio_out_params)
+        except ZeroDivisionError:
+            return _inf
+    n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_rel_pairs, audio_rel_offsets, audio_conv_kernel, audio_in_params, audio_in_positions = _vector_args(('n_audio_layers', 'audio_matmul_params', 'd_audio', 'audio_rows', 'audio_pairs', 'audio_conv1_params', 'audio_conv1_positions', 'audio_conv2_params', 'audio_conv2_positions', 'audio_out_params', 'audio_out_positions', 'audio_rel_pairs', 'audio_rel_offsets', 'audio_conv_kernel', 'audio_in_params', 'audio_in_positions'), (n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_rel_pairs, audio_rel_offsets, audio_conv_kernel, audio_in_params, audio_in_positions))
+    with _quiet():
+        return _vector_result(n_audio_layers*(4*audio_pairs*d_audio + 2*audio_rel_pairs*d_audio + 2*audio_rows*audio_matmul_params + 2*audio_rows*d_audio*audio_conv_kernel + 2*d_audio**2*audio_rel_offsets) + 2*audio_conv1_positions*audio_conv1_params + 2*audio_conv2_positions*audio_conv2_params + 2*audio_in_positions*audio_in_params + 2*audio_out_positions*audio_out_params)
 
 
 def baseten_generation_time(*, n_params, prompt, generated, bandwidth, peak_flops):

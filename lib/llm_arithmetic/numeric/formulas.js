@@ -67,6 +67,21 @@ export function attention_standard_intensity({seq_len, d_head, bits = 16} = {}) 
   return 8*(4*Math.pow(seq_len, 2)*d_head + 3*Math.pow(seq_len, 2))/(bits*(4*Math.pow(seq_len, 2) + 4*seq_len*d_head));
 }
 
+/** FLOPs of the convolutions and projections around an audio encoder's blocks over one clip [FLOP]: 2 FLOPs per weight of the first convolution's kernel (W_c1: kernel x input channels x output channels) per output position (S_c1: time positions, times frequency bins for a 2-D convolution, over every chunk, padded ones too), likewise for the later convolutions (all of one shape, their output positions summed: S_c2), the projection of the last convolution's output to the blocks' width (W_in per position, S_in positions; 0 where the convolution already gives that width) and the projections after the blocks to the language model's width (W_out per output position, over S_out: the clip's tokens, or the positions the encoder keeps). [FLOP] */
+export function audio_around_flops({audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_in_params = 0, audio_in_positions = 0} = {}) {
+  return 2*audio_conv1_positions*audio_conv1_params + 2*audio_conv2_positions*audio_conv2_params + 2*audio_in_positions*audio_in_params + 2*audio_out_positions*audio_out_params;
+}
+
+/** FLOPs of an audio encoder's blocks over one clip [FLOP]: in each of L_aud blocks, 2 FLOPs per block weight in matrix products per position (W_aud: q, k, v, the output projection and the MLP of a Whisper-style block, 4 d^2 + 2 d d_ff; a conformer layer's two macaron feed-forwards 2 x 8 d^2, q, k, v and output 4 d^2, and its light convolution's pointwise products d -> 2d and d -> d, 3 d^2: 23 d^2), and its attention: QK^T and the weighted sum of V, 2 d FLOPs each per query-key pair (4 d a pair), over the pairs of its chunks or windows (A_aud). A conformer layer (Gemma 3n, Gemma 4) adds three terms, 0 for a Whisper-style block: its relative-position term, 2 d FLOPs per query per relative offset (A_rel), the projection of the offsets' position embeddings, 2 d^2 per offset (n_rel), and its depthwise convolution over time, 2 d k_dw per position. [FLOP] */
+export function audio_block_flops({n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_rel_pairs = 0, audio_rel_offsets = 0, audio_conv_kernel = 0} = {}) {
+  return n_audio_layers*(4*audio_pairs*d_audio + 2*audio_rel_pairs*d_audio + 2*audio_rows*audio_matmul_params + 2*audio_rows*d_audio*audio_conv_kernel + 2*Math.pow(d_audio, 2)*audio_rel_offsets);
+}
+
+/** FLOPs of an audio encoder over one clip [FLOP]: its blocks (:data:`audio_block_flops`) and the convolutions and projections around them (:data:`audio_around_flops`). [FLOP] */
+export function audio_prefill_flops({n_audio_layers, audio_matmul_params, d_audio, audio_rows, audio_pairs, audio_conv1_params, audio_conv1_positions, audio_conv2_params, audio_conv2_positions, audio_out_params, audio_out_positions, audio_rel_pairs = 0, audio_rel_offsets = 0, audio_conv_kernel = 0, audio_in_params = 0, audio_in_positions = 0} = {}) {
+  return n_audio_layers*(4*audio_pairs*d_audio + 2*audio_rel_pairs*d_audio + 2*audio_rows*audio_matmul_params + 2*audio_rows*d_audio*audio_conv_kernel + 2*Math.pow(d_audio, 2)*audio_rel_offsets) + 2*audio_conv1_positions*audio_conv1_params + 2*audio_conv2_positions*audio_conv2_params + 2*audio_in_positions*audio_in_params + 2*audio_out_positions*audio_out_params;
+}
+
 /** Total generation time, the article's way: "prefill time + number of tokens * time/token". [s] */
 export function baseten_generation_time({n_params, prompt, generated, bandwidth, peak_flops} = {}) {
   return 2*generated*n_params/bandwidth + 2*n_params*prompt/peak_flops;
@@ -1509,6 +1524,78 @@ export const FORMULAS = {
   ],
   "summary": "Arithmetic intensity of standard attention: its FLOPs over its bytes.",
   "unit": "FLOP/B"
+ },
+ "audio_around_flops": {
+  "defaults": {
+   "audio_in_params": 0,
+   "audio_in_positions": 0
+  },
+  "latex": "F_{aud,ar} = 2 W_{c1} S_{c1} + 2 W_{c2} S_{c2} + 2 W_{in} S_{in} + 2 W_{out} S_{out}",
+  "lhs": "audio_around_flops",
+  "params": [
+   "audio_conv1_params",
+   "audio_conv1_positions",
+   "audio_conv2_params",
+   "audio_conv2_positions",
+   "audio_out_params",
+   "audio_out_positions",
+   "audio_in_params",
+   "audio_in_positions"
+  ],
+  "summary": "FLOPs of the convolutions and projections around an audio encoder's blocks over one clip [FLOP]: 2 FLOPs per weight of the first convolution's kernel (W_c1: kernel x input channels x output channels) per output position (S_c1: time positions, times frequency bins for a 2-D convolution, over every chunk, padded ones too), likewise for the later convolutions (all of one shape, their output positions summed: S_c2), the projection of the last convolution's output to the blocks' width (W_in per position, S_in positions; 0 where the convolution already gives that width) and the projections after the blocks to the language model's width (W_out per output position, over S_out: the clip's tokens, or the positions the encoder keeps).",
+  "unit": "FLOP"
+ },
+ "audio_block_flops": {
+  "defaults": {
+   "audio_conv_kernel": 0,
+   "audio_rel_offsets": 0,
+   "audio_rel_pairs": 0
+  },
+  "latex": "F_{aud,blk} = L_{aud} \\left(2 W_{aud} S_{aud} + 4 d_{aud} A_{aud} + 2 d_{aud} A_{rel} + 2 d_{aud}^{2} n_{rel} + 2 d_{aud} S_{aud} k_{dw}\\right)",
+  "lhs": "audio_block_flops",
+  "params": [
+   "n_audio_layers",
+   "audio_matmul_params",
+   "d_audio",
+   "audio_rows",
+   "audio_pairs",
+   "audio_rel_pairs",
+   "audio_rel_offsets",
+   "audio_conv_kernel"
+  ],
+  "summary": "FLOPs of an audio encoder's blocks over one clip [FLOP]: in each of L_aud blocks, 2 FLOPs per block weight in matrix products per position (W_aud: q, k, v, the output projection and the MLP of a Whisper-style block, 4 d^2 + 2 d d_ff; a conformer layer's two macaron feed-forwards 2 x 8 d^2, q, k, v and output 4 d^2, and its light convolution's pointwise products d -> 2d and d -> d, 3 d^2: 23 d^2), and its attention: QK^T and the weighted sum of V, 2 d FLOPs each per query-key pair (4 d a pair), over the pairs of its chunks or windows (A_aud). A conformer layer (Gemma 3n, Gemma 4) adds three terms, 0 for a Whisper-style block: its relative-position term, 2 d FLOPs per query per relative offset (A_rel), the projection of the offsets' position embeddings, 2 d^2 per offset (n_rel), and its depthwise convolution over time, 2 d k_dw per position.",
+  "unit": "FLOP"
+ },
+ "audio_prefill_flops": {
+  "defaults": {
+   "audio_conv_kernel": 0,
+   "audio_in_params": 0,
+   "audio_in_positions": 0,
+   "audio_rel_offsets": 0,
+   "audio_rel_pairs": 0
+  },
+  "latex": "F_{aud} = L_{aud} \\left(2 d_{aud} A_{rel} + 2 W_{aud} S_{aud} + 2 d_{aud}^{2} n_{rel} + 4 d_{aud} A_{aud} + 2 d_{aud} S_{aud} k_{dw}\\right) + 2 W_{c1} S_{c1} + 2 W_{c2} S_{c2} + 2 W_{in} S_{in} + 2 W_{out} S_{out}",
+  "lhs": "audio_prefill_flops",
+  "params": [
+   "n_audio_layers",
+   "audio_matmul_params",
+   "d_audio",
+   "audio_rows",
+   "audio_pairs",
+   "audio_conv1_params",
+   "audio_conv1_positions",
+   "audio_conv2_params",
+   "audio_conv2_positions",
+   "audio_out_params",
+   "audio_out_positions",
+   "audio_rel_pairs",
+   "audio_rel_offsets",
+   "audio_conv_kernel",
+   "audio_in_params",
+   "audio_in_positions"
+  ],
+  "summary": "FLOPs of an audio encoder over one clip [FLOP]: its blocks (:data:`audio_block_flops`) and the convolutions and projections around them (:data:`audio_around_flops`).",
+  "unit": "FLOP"
  },
  "baseten_generation_time": {
   "defaults": {},
