@@ -1659,7 +1659,8 @@ FORECAST_STEPS: list[dict[str, Any]] = [
     op("fc_layers", "choose", "blocks whose per-layer cost a forecast step pays",
        when="draft_len", then="spec_layer_passes", otherwise="n_layers"),
     # an older llama.cpp build pays the build drift (mu L + nu) a beside the fixed cost
-    # (forecast.DRIFT_TERMS; mu and nu are 0 for a runtime without one, a is 0 for today's build)
+    # (forecast_fit.DRIFT_TERMS; mu and nu are 0 for a runtime without one, a is 0 for today's
+    # build)
     op("fc_age", "first", "the build's age before the fit's reference day (none given: 0, "
        "today's build)", of=["build_age", LIT(0.0)]),
     op("fc_drift_layers", "mul", "the build drift's part per layer, per year of age",
