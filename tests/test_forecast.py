@@ -317,6 +317,9 @@ PLAN_CASES = [
                                                draft="qwen3-0.6b", draft_len=4, acceptance=0.8)),
     ("deepseek-v3", "h200", "vLLM", dict(weights="fp8", tp=8, prompt=1024, generate=256,
                                          speculation="mtp")),
+    # both encoders before the prefill: the image's vision tower and the clip's audio encoder
+    ("qwen2.5-omni-7b", "h100-sxm", "vLLM", dict(prompt=200, generate=64, images=1,
+                                                 audio_seconds=20.0)),
 ]
 
 

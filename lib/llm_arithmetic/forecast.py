@@ -580,10 +580,11 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     Decode and time per output token use the decode fit (fitted at batch 1 on one chip: at a
     larger batch or over several chips it is an extrapolation, the bound's own step times
     carried through the same terms); the time to first token uses the prefill fit for the
-    prompt's prefill and adds the vision tower's bound time unscaled where the prompt has
-    images: no measured row had an image, so the tower's part (and the interval, which is
-    the prefill's only) is a bound, not a forecast. Each
-    forecast time is at least its bound time, so no forecast rate is above its bound. With
+    prompt's prefill and adds the encoders' bound time unscaled where the prompt has images,
+    a video or audio (the vision tower's and the audio encoder's, the estimate's
+    ``encoders_ttft_seconds``): no measured row had any, so the encoders' part (and the
+    interval, which is the prefill's only) is a bound, not a forecast. Each forecast time is
+    at least its bound time, so no forecast rate is above its bound. With
     speculative decoding (``e.spec_tokens_per_step``) the decode and TPOT forecasts are of a
     speculative step's bound, over the tokens it yields, and sit under the speculative bounds
     (:data:`SPECULATIVE_BOUND_KEYS`); the per-layer term then counts the blocks the drafts run
@@ -619,13 +620,13 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     out["expected_decode_tokens_per_second_range"] = \
         None if r is None else [n / r[1], n / r[0]]
     prefill_runtime = prefill_runtime_for(p, prefill_runtime, e.compute_precision)
-    # the encoders' bound times (vision tower, audio encoder) are added as they are
-    tower = (getattr(e, "vision_prefill_seconds", None) or 0) \
-        + (getattr(e, "audio_prefill_seconds", None) or 0)
-    text = e.ttft_seconds if e.ttft_seconds is None or not tower else e.ttft_seconds - tower
+    # the encoders' bound time (the plan lists the encoders) is added as it is
+    encoders = e.encoders_ttft_seconds
+    text = e.ttft_seconds if e.ttft_seconds is None or not encoders else \
+        e.ttft_seconds - encoders
     t, r = _time_forecast(p, pre, text, cls, prefill_runtime, n_layers)
-    if t is not None and tower:
-        t, r = t + tower, [x + tower for x in r]
+    if t is not None and encoders:
+        t, r = t + encoders, [x + encoders for x in r]
     out["expected_ttft_seconds"], out["expected_ttft_seconds_range"] = t, r
     tt = step(e.speculative_tpot_seconds if e.spec_tokens_per_step else e.tpot_seconds)
     t, r = _time_forecast(p, dec, tt, cls, runtime, layers, dq, age)
