@@ -1,4 +1,4 @@
-"""Fit the decode forecast (llm_arithmetic.forecast) and store it as data.
+"""Fit the decode forecast (llm_arithmetic.forecast_fit) and store it as data.
 
     .venv/bin/python scripts/fit_forecast.py            # writes lab/data/forecast_decode.json
     .venv/bin/python scripts/fit_forecast.py --select   # the model selection, fit rows only
