@@ -216,7 +216,7 @@ def plan_search() -> tuple[float, float]:
 
 def forecast_error() -> bool:
     """Item 7: the table of the forecast's error by regime, then the targets; True if all met."""
-    from llm_arithmetic.forecast import load_params
+    from llm_arithmetic.forecast_fit import load_params
     from llm_arithmetic.forecast_validation import (ERROR_KINDS, TARGETS, error_by_regime,
                                                     error_table_rows,
                                                     reserved_errors_by_source)

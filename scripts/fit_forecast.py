@@ -1,4 +1,4 @@
-"""Fit the decode forecast (llm_arithmetic.forecast) and store it as data.
+"""Fit the decode forecast (llm_arithmetic.forecast_fit) and store it as data.
 
     .venv/bin/python scripts/fit_forecast.py            # writes lab/data/forecast_decode.json
     .venv/bin/python scripts/fit_forecast.py --select   # the model selection, fit rows only
@@ -10,7 +10,7 @@ for an unnamed one) and reports leave-one-source-out, leave-one-chip-out, leave-
 and reserved-validation errors, the last also as the interface serves them (a runtime with its
 own terms named, any other not). Deterministic: a test refits and compares.
 
-``--select`` prints how the terms' structure (llm_arithmetic.forecast.MODELS) was chosen (with
+``--select`` prints how the terms' structure (llm_arithmetic.forecast_fit.MODELS) was chosen (with
 four candidates that make llama.cpp's 2023-24 builds a runtime of their own, three that
 do so for its CUDA runs without CUDA graphs, and three with a continuous build drift): each
 candidate's leave-one-source-out and leave-one-chip-out error with a runtime named and their
@@ -28,8 +28,8 @@ import sys
 
 import numpy as np
 
-from llm_arithmetic.forecast import (MODELS, PARAMS_PATH, cross_validate, decode_fit_rows,
-                                     prefill_fit_rows, with_builds, with_kernels)
+from llm_arithmetic.forecast_fit import (MODELS, PARAMS_PATH, cross_validate, decode_fit_rows,
+                                         prefill_fit_rows, with_builds, with_kernels)
 from llm_arithmetic.forecast_validation import build_params
 
 OLD = {"k": "class|runtime", "tau_s": "runtime", "lambda_s_per_layer": "runtime"}
@@ -57,7 +57,7 @@ CANDIDATES = {
 #: The structure the build candidates start from: delta pooled, lambda per class and runtime,
 #: k and lambda partially pooled with one row.
 BUILDS_BASE = ({**NAMED, "delta": "*"}, {"k": 1.0, "lambda_s_per_layer": 1.0})
-#: Candidates that give llama.cpp's builds of 2023-24 terms of their own (forecast.with_builds),
+#: Candidates that give llama.cpp's builds of 2023-24 terms of their own (forecast_fit.with_builds),
 #: on BUILDS_BASE: name -> the terms the two build eras still share.
 BUILD_CANDIDATES = {
     "+ delta pooled, k and lambda pooled (1 row); llama.cpp's 2023-24 builds a runtime": (),
@@ -87,12 +87,12 @@ GRAPH_ERA_CANDIDATES = {
     "  the same, k shared across builds (tau and lambda split)": ("k",),
 }
 #: The split candidates, in the order printed: (how llama.cpp's rows are split,
-#: forecast.with_builds; the structure they start from; name -> the terms still shared).
+#: forecast_fit.with_builds; the structure they start from; name -> the terms still shared).
 SPLIT_CANDIDATES = (("era", BUILDS_BASE, BUILD_CANDIDATES),
                     ("cuda-graphs", GRAPHS_BASE, GRAPH_CANDIDATES),
                     ("cuda-graphs+era", GRAPHS_BASE, GRAPH_ERA_CANDIDATES))
-#: Candidates with a continuous build drift (forecast.DRIFT_TERMS) instead of an era split, on the
-#: present structure (GRAPHS_BASE, llama.cpp's CUDA runs without graphs a runtime of their own,
+#: Candidates with a continuous build drift (forecast_fit.DRIFT_TERMS) instead of an era split, on
+#: the present structure (GRAPHS_BASE, llama.cpp's CUDA runs without graphs a runtime of their own,
 #: every term split): llama.cpp's other rows (its runs with graphs, Metal and CPU) pay a cost per
 #: layer and token per year of their build's age before the data's newest build
 #: (measurements.LLAMA_CPP_REFERENCE_DATE), non-negative, so today's build carries none.
@@ -112,7 +112,7 @@ DRIFT_CANDIDATES = {
 #: Prefill candidates (added when llama.cpp's block formats took the int8 rate on NVIDIA and AMD
 #: GPUs, 2026-11-29): its prefill rows then hold bounds at the int8 rate (Q4_K_M on NVIDIA GPUs)
 #: beside bounds at 16 bits (F16 rows, the Macs). name -> (the named fit's rows whose bound took
-#: the int8 rate a runtime of their own (forecast.with_kernels), the terms the two still
+#: the int8 rate a runtime of their own (forecast_fit.with_kernels), the terms the two still
 #: share). On the 120 fit rows: one k for both 234.6% LOSO, 72.2% LOCO (mean 153.4%); k split
 #: (tau and lambda shared) 180.8%; every term split 147.2%, the lowest, chosen
 #: (MODELS["prefill"]["kernels"]; served where the estimate's compute_precision is int8). LOSO

@@ -617,13 +617,14 @@ def test_the_forecast_says_what_it_borrows(edition, site, widget_page):
     measured rows on the chip's class (mlx-lm on an H100), and none where it has (llama.cpp);
     in the Chinese edition, in the template's translation (book/calculator.po)."""
     from llm_arithmetic import forecast as F
+    from llm_arithmetic.forecast_fit import load_params
     from tools.sphinx_widgets import labels, template_labels
 
     page = widget_page
     el = open_widget(page, urljoin(site, edition + CAVEAT_PAGE), "serving")
     assert el.evaluate("(el) => JSON.parse(el.dataset.state).chip") == "h100-sxm"
     runtime = el.locator('[data-control="runtime"]')
-    p = F.load_params()
+    p = load_params()
     text, pooled = F.forecast_caveat(p, "datacenter-gpu", "mlx-lm", prefill=True)
     assert text and pooled
     if edition:

@@ -10,21 +10,22 @@ import numpy as np
 import pytest
 
 from llm_arithmetic import forecast as F
+from llm_arithmetic import forecast_fit as FF
 from llm_arithmetic import forecast_validation as V
 from llm_arithmetic.core.errors import InputError
 from llm_arithmetic.lab import measurements as M
 
-FIT = F.decode_fit_rows("fit")
-VAL = F.decode_fit_rows("validation")
+FIT = FF.decode_fit_rows("fit")
+VAL = FF.decode_fit_rows("validation")
 #: the fit rows as the named-runtime fit sees them (llama.cpp's 2023-24 builds named apart)
-SEEN = F.named_rows(FIT)
-PARAMS = F.load_params()
+SEEN = FF.named_rows(FIT)
+PARAMS = FF.load_params()
 
 
 def test_nnls_matches_brute_force_over_active_sets():
     rng = np.random.default_rng(1)
     a, b = rng.normal(size=(12, 4)), rng.normal(size=12)
-    x = F.nnls(a, b)
+    x = FF.nnls(a, b)
     def ls(cols):
         return np.linalg.lstsq(a[:, list(cols)], b, rcond=None)[0]
 
@@ -40,19 +41,19 @@ def test_decode_rows_are_computed_once_until_the_data_change(monkeypatch):
     bound and returns a new list of the same rows; a changed data file (another modification
     time or size) computes them again."""
     bounds = []
-    real = F._bound_seconds
-    monkeypatch.setattr(F, "_bound_seconds", lambda *a: bounds.append(a) or real(*a))
-    monkeypatch.setattr(F, "_DECODE_ROWS", {})
-    first = F.decode_fit_rows("fit")
+    real = FF._bound_seconds
+    monkeypatch.setattr(FF, "_bound_seconds", lambda *a: bounds.append(a) or real(*a))
+    monkeypatch.setattr(FF, "_DECODE_ROWS", {})
+    first = FF.decode_fit_rows("fit")
     assert len(bounds) == len(first) > 100
-    again = F.decode_fit_rows("fit")
+    again = FF.decode_fit_rows("fit")
     assert again == first and again is not first and len(bounds) == len(first)
     again.clear()  # the caller's list: the kept rows are not changed
-    assert F.decode_fit_rows("fit") == first
-    state = F._data_state()
-    monkeypatch.setattr(F, "_data_state", lambda: state + ((0, 1),))  # a file was edited
-    assert F.decode_fit_rows("fit") == first and len(bounds) == 2 * len(first)
-    assert F.decode_fit_rows("validation") == VAL and len(bounds) == 2 * len(first) + len(VAL)
+    assert FF.decode_fit_rows("fit") == first
+    state = FF.data_state()
+    monkeypatch.setattr(FF, "data_state", lambda: state + ((0, 1),))  # a file was edited
+    assert FF.decode_fit_rows("fit") == first and len(bounds) == 2 * len(first)
+    assert FF.decode_fit_rows("validation") == VAL and len(bounds) == 2 * len(first) + len(VAL)
 
 
 def test_fit_uses_no_reserved_row():
@@ -63,11 +64,11 @@ def test_fit_uses_no_reserved_row():
 
 def test_stored_parameters_are_the_fit_of_the_data():
     for name, agnostic in (("by_runtime", False), ("agnostic", True)):
-        p = F.fit(FIT if agnostic else SEEN, agnostic)
+        p = FF.fit(FIT if agnostic else SEEN, agnostic)
         stored = PARAMS[name]
         assert stored["rows"] == p["rows"] == len(FIT)
-        assert stored["terms"] == p["terms"] == F.MODELS[name]["terms"]
-        assert stored["weighting"] == F.MODELS[name]["weighting"]
+        assert stored["terms"] == p["terms"] == FF.MODELS[name]["terms"]
+        assert stored["weighting"] == FF.MODELS[name]["weighting"]
         for term in p["terms"]:
             assert set(stored[term]) == set(p[term])
             for key, v in p[term].items():
@@ -79,7 +80,7 @@ def test_stored_parameters_are_the_fit_of_the_data():
 def test_forecast_never_above_the_bound(name):
     p = PARAMS[name]
     for r in FIT + VAL:
-        t = F.predict_seconds(p, r.t_bound, r.chip_class, r.runtime, r.n_layers, r.t_dequant)
+        t = FF.predict_seconds(p, r.t_bound, r.chip_class, r.runtime, r.n_layers, r.t_dequant)
         assert t >= r.t_bound
 
 
@@ -87,7 +88,7 @@ def test_every_prefill_row_is_at_or_above_its_bound():
     """A bound holds for every runtime. XiongjieDai's llama.cpp run of Llama 3 8B F16 on an
     RTX 4080 (pp512) beat a bound timed at the fp32-accumulate fp16 rate (97.5 TFLOPS in the
     Ada whitepaper); at the fp16-accumulate rate (194.9) it does not, nor does any other row."""
-    rows = F.prefill_fit_rows()
+    rows = FF.prefill_fit_rows()
     (r4080,) = [r for r in rows if r.id == "xd-llama3-4080-8b-f16-pp512"]
     assert r4080.t_measured >= r4080.t_bound
     assert [r.id for r in rows if r.t_measured < r.t_bound] == []
@@ -153,7 +154,7 @@ def test_intervals_come_from_fit_rows_and_cover_the_reserved_rows():
     # agnostic fit (test_cross_validation_serves_an_unknown_runtime_with_the_agnostic_fit)
     served = {by: V._stored_cv(PARAMS, SEEN, kind, by) for kind, by in V._CV_KINDS}
     for name, agnostic in (("by_runtime", False), ("agnostic", True)):
-        got = F.intervals(SEEN, agnostic, served=served)
+        got = FF.intervals(SEEN, agnostic, served=served)
         assert [pytest.approx(iv, rel=1e-5) for iv in _all_intervals(got)] \
             == _all_intervals(PARAMS["interval_" + name])
         assert got.get("one_chip_runtimes") == PARAMS["interval_" + name].get("one_chip_runtimes")
@@ -163,12 +164,12 @@ def test_intervals_come_from_fit_rows_and_cover_the_reserved_rows():
 
 def test_weighted_quantiles_with_equal_weights_are_hazen_percentiles():
     v = np.random.default_rng(3).lognormal(size=57)
-    assert F.weighted_quantiles(v, np.ones(57), [0.1, 0.9]) == pytest.approx(
+    assert FF.weighted_quantiles(v, np.ones(57), [0.1, 0.9]) == pytest.approx(
         np.percentile(v, [10, 90], method="hazen"), rel=1e-12)
     # scaling every weight changes nothing; a heavier value pulls the quantile towards it
-    assert F.weighted_quantiles(v, np.full(57, 7.0)) == pytest.approx(
-        F.weighted_quantiles(v, np.ones(57)), rel=1e-12)
-    assert F.weighted_quantiles([1.0, 2.0, 3.0], [1, 1, 5], [0.5])[0] > 2.0
+    assert FF.weighted_quantiles(v, np.full(57, 7.0)) == pytest.approx(
+        FF.weighted_quantiles(v, np.ones(57)), rel=1e-12)
+    assert FF.weighted_quantiles([1.0, 2.0, 3.0], [1, 1, 5], [0.5])[0] > 2.0
 
 
 def test_api_forecast_and_interval_under_the_bound():
@@ -197,14 +198,14 @@ def test_dequantization_term_counts_weights_not_bytes():
     # count from the published shapes (Touvron et al. 2023, Table 2 and the config)
     shapes = 32 * (4 * 4096**2 + 3 * 4096 * 11008 + 2 * 4096) + 32000 * 4096 + 4096 + 4096
     assert n == shapes
-    assert F.dequant_seconds(n, 4.5, 1e12) == pytest.approx(2 * shapes / 1e12, rel=1e-12)
-    assert F.dequant_seconds(n, 16, 1e12) == 0.0
-    assert list(F.dequant_seconds(n, np.array([4.0, 16.0]), 1e12)) == \
+    assert FF.dequant_seconds(n, 4.5, 1e12) == pytest.approx(2 * shapes / 1e12, rel=1e-12)
+    assert FF.dequant_seconds(n, 16, 1e12) == 0.0
+    assert list(FF.dequant_seconds(n, np.array([4.0, 16.0]), 1e12)) == \
         [pytest.approx(2 * shapes / 1e12), 0.0]
     p = PARAMS["by_runtime"]
-    v = F.terms_for(p, "consumer-gpu", "llama.cpp")
-    base = F.predict_seconds(p, 0.01, "consumer-gpu", "llama.cpp", 32)
-    assert F.predict_seconds(p, 0.01, "consumer-gpu", "llama.cpp", 32, 0.02) == \
+    v = FF.terms_for(p, "consumer-gpu", "llama.cpp")
+    base = FF.predict_seconds(p, 0.01, "consumer-gpu", "llama.cpp", 32)
+    assert FF.predict_seconds(p, 0.01, "consumer-gpu", "llama.cpp", 32, 0.02) == \
         pytest.approx(base + v["delta"] * 0.02, rel=1e-12)
 
 
@@ -316,6 +317,9 @@ PLAN_CASES = [
                                                draft="qwen3-0.6b", draft_len=4, acceptance=0.8)),
     ("deepseek-v3", "h200", "vLLM", dict(weights="fp8", tp=8, prompt=1024, generate=256,
                                          speculation="mtp")),
+    # both encoders before the prefill: the image's vision tower and the clip's audio encoder
+    ("qwen2.5-omni-7b", "h100-sxm", "vLLM", dict(prompt=200, generate=64, images=1,
+                                                 audio_seconds=20.0)),
 ]
 
 
@@ -363,27 +367,27 @@ def test_partial_pooling_lands_between_the_rows_and_the_pool():
     an overwhelming prior they are the agnostic values; and as the prior's weight grows the fit
     to the rows can only get worse and its distance to the pool only smaller (a penalized
     convex fit), a prior of three pseudo-rows in between. Every runtime is named."""
-    spec = F.MODELS["by_runtime"]
-    prior = F.fit(SEEN, True)
-    fits = {a: F.fit(SEEN, spec={**spec, "shrink": {t: a for t in spec["shrink"]}})
+    spec = FF.MODELS["by_runtime"]
+    prior = FF.fit(SEEN, True)
+    fits = {a: FF.fit(SEEN, spec={**spec, "shrink": {t: a for t in spec["shrink"]}})
             for a in (1e-9, 3.0, 1e9)}
     assert set(F.known_runtimes({"by_runtime": fits[3.0]})) == {r.runtime for r in SEEN}
     few = [rt for rt in {r.runtime for r in SEEN}
-           if sum(r.runtime == rt for r in SEEN) < F.MIN_ROWS]
+           if sum(r.runtime == rt for r in SEEN) < FF.MIN_ROWS]
     assert "calm" in few
     for rt in few:
         cls = next(r.chip_class for r in SEEN if r.runtime == rt)
         for term in spec["shrink"]:
-            assert F.terms_for(fits[1e9], cls, rt)[term] == pytest.approx(
-                F.terms_for(prior, cls, None)[term], rel=1e-6, abs=1e-12), (rt, term)
+            assert FF.terms_for(fits[1e9], cls, rt)[term] == pytest.approx(
+                FF.terms_for(prior, cls, None)[term], rel=1e-6, abs=1e-12), (rt, term)
 
     def misfit(p):
-        return sum(((r.t_measured - F.predict_seconds(p, r.t_bound, r.chip_class, r.runtime,
+        return sum(((r.t_measured - FF.predict_seconds(p, r.t_bound, r.chip_class, r.runtime,
                                                       r.n_layers, r.t_dequant)) / r.t_measured)
                    ** 2 for r in SEEN)
 
     def distance(p):
-        return sum(((v - F.terms_for(prior, key.split("|")[0], None)[term]) / F._SCALE[term]) ** 2
+        return sum(((v - FF.terms_for(prior, key.split("|")[0], None)[term]) / FF._SCALE[term]) ** 2
                    for term in spec["shrink"] for key, v in p[term].items() if "|" in key)
 
     assert misfit(fits[1e-9]) <= misfit(fits[3.0]) * (1 + 1e-9) <= misfit(fits[1e9]) * (1 + 2e-9)
@@ -393,8 +397,8 @@ def test_partial_pooling_lands_between_the_rows_and_the_pool():
 def test_cross_validation_serves_an_unknown_runtime_with_the_agnostic_fit():
     """Leaving a runtime out, the named-runtime fit no longer knows it: every row is forecast by
     the runtime-agnostic fit, exactly as leave-one-runtime-out of that fit does."""
-    named = F.cross_validate(SEEN, "runtime")
-    agnostic = F.cross_validate(FIT, "runtime", True)
+    named = FF.cross_validate(SEEN, "runtime")
+    agnostic = FF.cross_validate(FIT, "runtime", True)
     assert [r.id for r, _ in named] == [r.id for r, _ in agnostic]
     assert [q for _, q in named] == pytest.approx([q for _, q in agnostic], rel=1e-12)
 
@@ -408,9 +412,9 @@ def test_a_runtime_measured_on_one_chip_takes_the_unseen_runtime_interval():
     assert len({r.device for r in FIT if r.runtime == "calm"}) == 1
     assert "calm" in iv["one_chip_runtimes"] and "llama.cpp" not in iv["one_chip_runtimes"]
     assert "consumer-gpu|llama.cpp" in seen and "consumer-gpu|calm" not in seen
-    assert F.interval_for(PARAMS, "by_runtime", "consumer-gpu", "calm") == \
+    assert FF.interval_for(PARAMS, "by_runtime", "consumer-gpu", "calm") == \
         tuple(iv["unseen_runtime"])
-    assert F.interval_for(PARAMS, "by_runtime", "consumer-gpu", "llama.cpp") == \
+    assert FF.interval_for(PARAMS, "by_runtime", "consumer-gpu", "llama.cpp") == \
         tuple(seen["consumer-gpu|llama.cpp"])
     rc, d, _ = _cli("describe", "mistral-7b", "--hardware", "rtx-4090", "--weights", "fp16",
                     "--runtime", "calm", "--json")
@@ -433,7 +437,7 @@ def test_stored_left_out_ratios_are_the_cross_validation_of_the_data():
     for kind, by in V._CV_KINDS:
         stored = PARAMS["cv_ratios"][kind]
         assert set(stored) == {r.id for r in FIT}
-        checked = F.cross_validate_served(SEEN, by, only=every_third_and_largest)
+        checked = FF.cross_validate_served(SEEN, by, only=every_third_and_largest)
         assert len(checked) >= len(FIT) // 4, kind
         for r, q, how in checked:
             assert stored[r.id][0] == pytest.approx(q, rel=1e-5), (kind, r.id)
@@ -442,25 +446,25 @@ def test_stored_left_out_ratios_are_the_cross_validation_of_the_data():
 
 #: A named structure with llama.cpp's 2023-24 builds apart, tau and lambda shared: the
 #: build-era candidate of --select the two tests below read (fitted once, :func:`_builds_fit`).
-BUILDS_SPEC = {**F.MODELS["by_runtime"], "builds": True,
+BUILDS_SPEC = {**FF.MODELS["by_runtime"], "builds": True,
                "shared_across_builds": ("tau_s", "lambda_s_per_layer")}
 
 
 @functools.cache
 def _builds_fit() -> dict:
-    return F.fit(F.named_rows(FIT, BUILDS_SPEC), spec=BUILDS_SPEC)
+    return FF.fit(FF.named_rows(FIT, BUILDS_SPEC), spec=BUILDS_SPEC)
 
 
 def test_build_eras_share_the_terms_they_are_told_to_share():
     """The build-era candidates of --select: llama.cpp's 2023-24 builds become a runtime of
     their own (their own k); the terms a spec shares across builds keep one key per runtime."""
-    rows = F.with_builds(FIT)
+    rows = FF.with_builds(FIT)
     assert {r.runtime for r in rows} - {r.runtime for r in FIT} == {"llama.cpp@2023-24"}
     spec = BUILDS_SPEC
     p = _builds_fit()
     assert {"consumer-gpu|llama.cpp@2023-24", "consumer-gpu|llama.cpp"} <= set(p["k"])
     assert not any("@" in key for t in spec["shared_across_builds"] for key in p[t])
-    old, new = (F.terms_for(p, "consumer-gpu", rt) for rt in ("llama.cpp@2023-24", "llama.cpp"))
+    old, new = (FF.terms_for(p, "consumer-gpu", rt) for rt in ("llama.cpp@2023-24", "llama.cpp"))
     assert old["lambda_s_per_layer"] == new["lambda_s_per_layer"] and old["tau_s"] == new["tau_s"]
     assert old["k"] != new["k"]
 
@@ -473,20 +477,20 @@ def test_a_structure_with_builds_names_them_apart_and_serves_rows_with_their_bui
     builds (an era of a seen runtime is not an unseen runtime). The stored structure splits
     by CUDA graphs instead (the next test)."""
     spec = BUILDS_SPEC
-    assert PARAMS["by_runtime"]["builds"] == F.MODELS["by_runtime"]["builds"] == "cuda-graphs"
-    seen = F.named_rows(FIT, spec)
+    assert PARAMS["by_runtime"]["builds"] == FF.MODELS["by_runtime"]["builds"] == "cuda-graphs"
+    seen = FF.named_rows(FIT, spec)
     named = _builds_fit()
     assert named["builds"] and {"llama.cpp", "llama.cpp@2023-24"} <= set(F.known_runtimes(
         {"by_runtime": named}))
-    old, new = (F.terms_for(named, "consumer-gpu", rt) for rt in ("llama.cpp@2023-24", "llama.cpp"))
+    old, new = (FF.terms_for(named, "consumer-gpu", rt) for rt in ("llama.cpp@2023-24", "llama.cpp"))
     assert old["k"] == named["k"]["consumer-gpu|llama.cpp@2023-24"]
     assert new["k"] == named["k"]["consumer-gpu|llama.cpp"] != old["k"]
     assert old["lambda_s_per_layer"] == new["lambda_s_per_layer"]
-    served = {r.source: r.runtime for r in F.named_rows(VAL, named)}
+    served = {r.source: r.runtime for r in FF.named_rows(VAL, named)}
     assert served["llama.cpp-discussion-4167"] == "llama.cpp@2023-24"
     assert served["llama.cpp-discussion-15013"] == "llama.cpp"
     small = [r for r in seen if r.runtime.startswith("llama.cpp") or r.runtime == "calm"]
-    loro = F.cross_validate_served(small, "runtime", spec=spec)
+    loro = FF.cross_validate_served(small, "runtime", spec=spec)
     assert {how for r, _, how in loro if r.runtime.startswith("llama.cpp")} == {"agnostic"}
 
 
@@ -500,9 +504,9 @@ def test_the_stored_structure_keeps_llama_cpp_cuda_runs_without_cuda_graphs_apar
     build 7199 whose printed CMake cache has GGML_CUDA_GRAPHS OFF), and so did the reserved
     scoreboard's and DGX Spark's; Metal runs keep the plain name. Each no-graphs run pays more time
     per layer (one launch per kernel)."""
-    named = F.named_rows(FIT)
+    named = FF.named_rows(FIT)
     runtime = {r.id: r.runtime for r in named}
-    no_graphs = F.NO_CUDA_GRAPHS
+    no_graphs = FF.NO_CUDA_GRAPHS
     assert runtime["xd-llama1-4090-7b-q4_0"] == no_graphs
     assert runtime["xd-llama3-4090-8b-q4km"] == "llama.cpp"
     assert runtime["xd-llama3-m1-8b-q4km"] == "llama.cpp"
@@ -510,12 +514,12 @@ def test_the_stored_structure_keeps_llama_cpp_cuda_runs_without_cuda_graphs_apar
     assert runtime["pamp-a30-qwen3-8b-q5km-tg128"] == "llama.cpp"     # its file prints no cache
     assert {runtime[r.id] for r in FIT if r.source.startswith("ggml-org-ci-v100")} == {no_graphs}
     assert {runtime[r.id] for r in FIT if r.source == "llama.cpp-cuda-prs-2024"} == {no_graphs}
-    assert {r.runtime for r in F.named_rows(VAL) if r.source in (
+    assert {r.runtime for r in FF.named_rows(VAL) if r.source in (
         "llama.cpp-discussion-15013", "llama.cpp-dgx-spark-bench",
         "llama.cpp-discussion-4167")} == {"llama.cpp"}
     assert no_graphs in F.known_runtimes()
     for chip_class in ("consumer-gpu", "datacenter-gpu"):
-        with_graphs, without = (F.terms_for(PARAMS["by_runtime"], chip_class, rt)
+        with_graphs, without = (FF.terms_for(PARAMS["by_runtime"], chip_class, rt)
                                 for rt in ("llama.cpp", no_graphs))
         assert without["lambda_s_per_layer"] > with_graphs["lambda_s_per_layer"], chip_class
 
@@ -553,7 +557,7 @@ def test_a_runtime_without_rows_on_the_chip_class_says_it_borrows_pooled_terms(
         assert said not in table and explained == ""
     else:
         assert said in d["forecast_caveat"] and said in table and said in explained
-        # k is kept per class and runtime, lambda per runtime and class (forecast.MODELS)
+        # k is kept per class and runtime, lambda per runtime and class (forecast_fit.MODELS)
         assert d["forecast_pooled_terms"] == {"decode": ["k", "lambda_s_per_layer"]}
 
 
@@ -643,7 +647,7 @@ def test_the_caveat_exported_to_the_page_agrees_with_the_fallbacks_of_terms_for(
 
     from llm_arithmetic.book.export import catalog_data
 
-    p = F.load_params()
+    p = FF.load_params()
     exported = catalog_data()["forecast"]["caveat"]
     classes = sorted(set(F.CHIP_CLASSES.values())) + ["*"]
     assert sorted(exported["pooled"]) == sorted(classes)
@@ -660,7 +664,7 @@ def test_the_caveat_exported_to_the_page_agrees_with_the_fallbacks_of_terms_for(
                 if F.prefill_fit_for(p, rt)[1] is None and fit_name == "prefill":
                     assert "prefill" not in exported["pooled"][cls][rt]
                     continue
-                values = F.terms_for(marked, cls, rt)
+                values = FF.terms_for(marked, cls, rt)
                 want = [t for t in per_pair if values[t] != marked[t].get(f"{cls}|{rt}")]
                 assert exported["pooled"][cls][rt][fit_name] == want, (fit, cls, rt)
                 checked += 1
@@ -676,7 +680,7 @@ def test_the_caveat_exported_to_the_page_agrees_with_the_fallbacks_of_terms_for(
 
 
 def test_a_prefill_rows_bound_is_the_estimates_at_the_formats_rate():
-    """A prefill row's bound (forecast._prefill_bound, through the public
+    """A prefill row's bound (forecast_fit._prefill_bound, through the public
     estimate.plan_inputs) is the estimate's time to first token where the file's bits are the
     format's own (Q4_0's 4.5 bits a weight: the estimate of weights="q4_0"); at a file's other
     bits, the weights' products still take the format's int8 rate on an RTX 4090 (the
@@ -691,10 +695,10 @@ def test_a_prefill_rows_bound_is_the_estimates_at_the_formats_rate():
     for prompt in (16, 512, 4096):
         want = estimate("llama-3.1-8b", hardware=chip, weights="q4_0", prompt=prompt,
                         context=prompt)
-        t, precision = F._prefill_bound("llama-3.1-8b", chip, {"bits_weight": 4.5}, "q4_0", 16,
+        t, precision = FF._prefill_bound("llama-3.1-8b", chip, {"bits_weight": 4.5}, "q4_0", 16,
                                         prompt)
         assert t == want.ttft_seconds and precision == want.compute_precision == "int8"
-        more, p2 = F._prefill_bound("llama-3.1-8b", chip, {"bits_weight": 4.9}, "q4_0", 16,
+        more, p2 = FF._prefill_bound("llama-3.1-8b", chip, {"bits_weight": 4.9}, "q4_0", 16,
                                     prompt)
         alone = estimate("llama-3.1-8b", hardware=chip, bits_weight=4.9, prompt=prompt,
                          context=prompt)
@@ -789,7 +793,7 @@ def test_a_row_at_nominal_bits_takes_the_rules_file_and_other_formats_their_bits
 
     for key, gib in (("mixtral-8x7b", 24.62), ("llama-2-7b", 3.56)):
         m = get_model(key)
-        w = F.row_weights(key, "Q4_0", 4.5)
+        w = FF.row_weights(key, "Q4_0", 4.5)
         # the parts a step reads; the copies a tensor-parallel group holds are priced by the
         # file type's tensor types (formats.mix_copy_bits), as weight_inputs serves them
         copies = {k: v for k, v in w.items() if k.startswith("native_bits_copy_")}
@@ -800,17 +804,17 @@ def test_a_row_at_nominal_bits_takes_the_rules_file_and_other_formats_their_bits
             **{f"native_bits_{k}": v for k, v in mix_parts(m, "q4_0").items()}}
         assert float(mix_bits(m, "q4_0")) * m.language_model_params / 8 / 2**30 == \
             pytest.approx(gib, abs=0.005)
-    assert float(F.row_weights("mixtral-8x7b", "Q4_0", 4.5)["native_bits_default"]) == \
+    assert float(FF.row_weights("mixtral-8x7b", "Q4_0", 4.5)["native_bits_default"]) == \
         pytest.approx(5.425, abs=5e-4)
     m = get_model("llama-3-8b")
     served = weight_inputs(m, "q4_k_m")
-    w = F.row_weights("llama-3-8b", "Q4_K_M", float(mix_bits(m, "q4_k_m")))
+    w = FF.row_weights("llama-3-8b", "Q4_K_M", float(mix_bits(m, "q4_k_m")))
     assert w.keys() == served.keys()
     assert all(w[k] == served[k] or float(w[k]) == pytest.approx(float(served[k]), rel=1e-12)
                for k in w)
-    assert F.row_weights("gpt-oss-20b", "MXFP4", 4.63) == weight_inputs(
+    assert FF.row_weights("gpt-oss-20b", "MXFP4", 4.63) == weight_inputs(
         get_model("gpt-oss-20b"), "mxfp4_moe")
-    assert F.row_weights("gpt-oss-20b", "Q4_K_M (unsloth; MoE experts as shipped)",
+    assert FF.row_weights("gpt-oss-20b", "Q4_K_M (unsloth; MoE experts as shipped)",
                          4.437) == {"bits_weight": Fraction(4437, 1000)}
     rows = {r.id: r for r in M.fit_rows("decode")}
     plain = [r for r in FIT if rows[r.id].weight_format.split()[0] in
@@ -874,20 +878,20 @@ def test_the_stored_structure_carries_a_build_drift_that_todays_build_does_not_p
     from datetime import date
 
     p = PARAMS["by_runtime"]
-    assert {t: p["terms"][t] for t in F.DRIFT_TERMS} == {t: "*" for t in F.DRIFT_TERMS}
-    assert all(v >= 0 for t in F.DRIFT_TERMS for v in p[t].values())
-    assert set(F.terms_for(p, "consumer-gpu", "llama.cpp")) == {
+    assert {t: p["terms"][t] for t in FF.DRIFT_TERMS} == {t: "*" for t in FF.DRIFT_TERMS}
+    assert all(v >= 0 for t in FF.DRIFT_TERMS for v in p[t].values())
+    assert set(FF.terms_for(p, "consumer-gpu", "llama.cpp")) == {
         "k", "delta", "tau_s", "lambda_s_per_layer"}
-    named = {r.id: r for r in F.named_rows(FIT)}
+    named = {r.id: r for r in FF.named_rows(FIT)}
     old = named["xd-llama3-4090-8b-q4km"]            # build 2824, 9 May 2024
     want = (date(2026, 7, 29) - date(2024, 5, 9)).days / 365.25
     assert old.runtime == "llama.cpp" and old.age_years == pytest.approx(want)
     mu, nu = p["mu_s_per_layer_year"]["*"], p["nu_s_per_year"]["*"]
-    assert F._drift_seconds(p, old) == pytest.approx((mu * old.n_layers + nu) * want)
-    assert F._drift_seconds(p, replace(old, age_years=0.0)) == 0.0
+    assert FF._drift_seconds(p, old) == pytest.approx((mu * old.n_layers + nu) * want)
+    assert FF._drift_seconds(p, replace(old, age_years=0.0)) == 0.0
     no_graphs = named["xd-llama1-4090-7b-q4_0"]      # December 2023, no CUDA graphs
-    assert no_graphs.runtime == F.NO_CUDA_GRAPHS and no_graphs.age_years > want
-    assert F._drift_seconds(p, no_graphs) == 0.0
+    assert no_graphs.runtime == FF.NO_CUDA_GRAPHS and no_graphs.age_years > want
+    assert FF._drift_seconds(p, no_graphs) == 0.0
     assert all(r.age_years == 0.0 for r in FIT if not r.runtime.startswith("llama.cpp"))
     # a reserved row is checked against the forecast for the build it ran: discussion 4167's
     # build 8e672ef of 21 November 2023 pays (2026-07-29 - 2023-11-21) / 365.25 years of drift
@@ -938,12 +942,12 @@ def test_the_reserved_check_serves_each_row_for_its_build_as_the_interface_does(
     """A llama.cpp row (build 2824, 9 May 2024) is forecast, in the reserved check's path, by
     the same function and the same drift as a forecast asked for that build's day."""
     p = PARAMS["by_runtime"]
-    old = {r.id: r for r in F.named_rows(FIT)}["xd-llama3-4090-8b-q4km"]
-    (_, q), = F.speed_ratios(p, [old])
-    d = F.drift_terms_for(p, old.chip_class, old.runtime)
+    old = {r.id: r for r in FF.named_rows(FIT)}["xd-llama3-4090-8b-q4km"]
+    (_, q), = FF.speed_ratios(p, [old])
+    d = FF.drift_terms_for(p, old.chip_class, old.runtime)
     age = F.build_age_years("2024-05-09", "llama.cpp", PARAMS)
     assert age == old.age_years
-    assert q * old.t_measured == F.predict_seconds(
+    assert q * old.t_measured == FF.predict_seconds(
         p, old.t_bound, old.chip_class, old.runtime, old.n_layers, old.t_dequant,
         (d["mu"] * old.n_layers + d["nu"]) * age)
 
@@ -951,7 +955,7 @@ def test_the_reserved_check_serves_each_row_for_its_build_as_the_interface_does(
 @pytest.mark.parametrize("call,match", [
     (lambda: F.build_age_years("2025-01-01", "vLLM"), r"build_date: only llama\.cpp's .*'vLLM'"),
     (lambda: F.build_age_years("2025-01-01", None), r"build_date: .*no runtime named"),
-    (lambda: F.build_age_years("2025-01-01", F.NO_CUDA_GRAPHS), r"no-cuda-graphs' has none"),
+    (lambda: F.build_age_years("2025-01-01", FF.NO_CUDA_GRAPHS), r"no-cuda-graphs' has none"),
     (lambda: F.build_age_years("2025-02-30", "llama.cpp"), r"not a day YYYY-MM-DD"),
     (lambda: F.build_age_years("last year", "llama.cpp"), r"not a day YYYY-MM-DD"),
     (lambda: F.llama_cpp_build_date(1026), r"build 1026: its day is not in the data"),

@@ -174,6 +174,29 @@ def test_the_tower_is_a_step_of_the_plan():
     assert e.ttft_seconds == ev.get("prefill_seconds") + e.vision_prefill_seconds
 
 
+def test_the_encoders_the_ttft_adds_are_the_ones_the_forecast_adds():
+    """The bound's time to first token (serialized or not) adds to the prefill the encoders of
+    the plan's encoders_ttft_seconds, the step the forecast takes them from (forecast.expected
+    through Estimate.encoders_ttft_seconds, the plan's expected_ttft_seconds): an encoder added
+    to one list and not the other fails here. With an image and a clip, the step is the two
+    encoders' fields added."""
+    from llm_arithmetic.plan.interpreter import PLAN_STEPS
+
+    encoders = PLAN_STEPS["encoders_ttft_seconds"]["plus"]
+    assert encoders == ["vision_ttft_seconds", "audio_ttft_seconds"]
+    assert PLAN_STEPS["ttft_seconds"]["plus"] == ["prefill_seconds", *encoders]
+    assert PLAN_STEPS["ttft_serialized_seconds"]["plus"] == ["prefill_serialized_seconds",
+                                                             *encoders]
+    for end in ("", "_low", "_high"):
+        assert PLAN_STEPS[f"expected_ttft_seconds{end}"]["plus"] == \
+            [f"expected_prefill_seconds{end}", "encoders_ttft_seconds"]
+    e = estimate("qwen2.5-omni-7b", hardware="h100-sxm", prompt=200, images=1,
+                 audio_seconds=20.0)
+    assert e.vision_prefill_seconds > 0 and e.audio_prefill_seconds > 0
+    assert e.encoders_ttft_seconds == e.vision_prefill_seconds + e.audio_prefill_seconds
+    assert estimate("qwen2.5-omni-7b", hardware="h100-sxm", prompt=200).encoders_ttft_seconds == 0
+
+
 def test_cli_explains_the_image_rows(capsys):
     assert main(["describe", "llava-1.5-7b-hf", "--images", "1", "--hardware", "h100-sxm",
                  "--explain", "all"]) == 0

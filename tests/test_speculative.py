@@ -375,15 +375,16 @@ def test_forecast_charges_the_drafts_blocks():
     registered forecast formula with the fitted terms; a draft given by its cost alone charges
     no blocks of its own."""
     import llm_arithmetic.forecast as F
+    import llm_arithmetic.forecast_fit as FF
     kw = dict(hardware="rtx-4090", weights="q4_k_m", context=1024, draft_len=K, acceptance=A)
     d = F.forecast("qwen3-8b", runtime="llama.cpp", draft="qwen3-0.6b", **kw)
     assert d["draft_layers"] == 28
-    v = F.terms_for(F.load_params()["by_runtime"], "consumer-gpu", "llama.cpp")
+    v = FF.terms_for(FF.load_params()["by_runtime"], "consumer-gpu", "llama.cpp")
     e = estimate("qwen3-8b", draft="qwen3-0.6b", **kw)
     n = e.spec_tokens_per_step
     step = N.forecast_step_time(step_time=e.speculative_seconds_per_token * n,
                                 overhead_fraction=v["k"], dequant_fraction=v["delta"],
-                                dequant_time=F.estimate_dequant_seconds(e),
+                                dequant_time=FF.estimate_dequant_seconds(e),
                                 fixed_time=v["tau_s"], layer_time=v["lambda_s_per_layer"],
                                 n_layers=36 + K * 28)
     assert d["expected_decode_tokens_per_second"] == pytest.approx(n / step, rel=1e-12)

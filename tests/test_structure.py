@@ -22,7 +22,8 @@ every import counts: at module level, inside a function or method, under ``if``/
                      (weights)
     6  estimate      the one orchestration, joining 3 to 5
     7  sweeps        many estimates: the frontier over batches (estimate's plan), the sweep
-    8  articles, book, teaching, lab, forecast, forecast_validation, deploy, engine, explain
+    8  articles, book, teaching, lab, forecast_fit, forecast, forecast_validation, deploy,
+       engine, explain
     9  cli
     10 the package's __init__ and __main__ (nothing inside the package imports them)
 
@@ -53,11 +54,14 @@ FLOOR = {"core": 0, "numeric": 1, "formulas": 2, "catalog": 2, "plan": 2,
          "estimate": 6,
          # the frontier evaluates estimate's plan point by point
          "sweeps": 7,
-         "articles": 8, "book": 8, "teaching": 8, "lab": 8, "forecast": 8, "deploy": 8,
-         "engine": 8, "explain": 8,
-         # the forecast's errors on the measured rows and the stored fit's making: beside the
-         # forecast, which nothing in it needs
-         "forecast_validation": 8,
+         "articles": 8, "book": 8, "teaching": 8, "lab": 8, "deploy": 8, "engine": 8,
+         "explain": 8,
+         # the forecast's fit (its rows, terms, the fit, the intervals, the stored fit and its
+         # lookups); the forecast served from it (a runtime's name, a build's day, the caveats,
+         # the forecast keys of an estimate), which the fit never needs; and the forecast's
+         # errors on the measured rows with the stored fit's making, beside the fit and needing
+         # nothing of the served forecast
+         "forecast_fit": 8, "forecast": 8, "forecast_validation": 8,
          "cli": 9,
          "__init__": 10, "__main__": 10}
 NO_SYMPY = ("catalog", "arguments", "weights", "layout", "media", "speculative", "estimate",
@@ -224,6 +228,15 @@ def test_dependencies_point_down(module):
     up = sorted(d for d in graph()[module] if FLOOR[_role(d)] > floor)
     assert not up, f"{module} (floor {floor}, {_role(module)}) imports " + ", ".join(
         f"{d} (floor {FLOOR[_role(d)]})" for d in up)
+
+
+def test_the_forecasts_fit_needs_nothing_of_the_served_forecast():
+    """forecast_fit makes and reads the stored fit, forecast_validation measures it: neither
+    imports the served forecast (a runtime's name, a build's day, the caveats), which imports
+    the fit."""
+    for module in ("llm_arithmetic.forecast_fit", "llm_arithmetic.forecast_validation"):
+        assert "llm_arithmetic.forecast" not in graph()[module], module
+    assert "llm_arithmetic.forecast_fit" in graph()["llm_arithmetic.forecast"]
 
 
 @pytest.mark.parametrize("module", _marked(m for m in MODULES if _role(m) in NO_SYMPY))

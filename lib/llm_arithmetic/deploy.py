@@ -152,31 +152,32 @@ def _forecaster(m: Any, runtime: str | None, build_date: Any = None) -> Any:
     """A function (chip, TTFT bound, TPOT bounds, evaluator, batches, chips) -> forecast TTFT,
     TPOT and tokens/s per chip, with the stored fit's terms (for the llama.cpp build of day
     ``build_date``: its drift, as forecast.expected adds it; None: today's build)."""
-    from . import forecast as F
+    from .forecast import build_age_years, chip_class_of, prefill_fit_for, resolve_runtime
+    from .forecast_fit import drift_terms_for, load_params, predict_seconds
 
-    p = F.load_params()
-    runtime = F.resolve_runtime(runtime, p)
-    age = F.build_age_years(build_date, runtime, p)
+    p = load_params()
+    runtime = resolve_runtime(runtime, p)
+    age = build_age_years(build_date, runtime, p)
     dec = "by_runtime" if runtime is not None else "agnostic"
-    pre, pre_rt = F.prefill_fit_for(p, runtime)
+    pre, pre_rt = prefill_fit_for(p, runtime)
 
     def fc(chip: Any, t_first: float, t_tok: np.ndarray, ev: Any, batches: np.ndarray,
            n_chips: int) -> tuple[float, np.ndarray, np.ndarray]:
-        cls = F.chip_class_of(chip)
+        cls = chip_class_of(chip)
         n = ev.get("spec_tokens_per_step") or 1
         # the prefill fit was fitted on text prompts: it forecasts the plan's prefill alone, and
         # what else the TTFT holds (the encoders' bound times) is added as it is (as
         # forecast.expected and the plan do)
         prefill = ev.get("prefill_seconds")
-        first = F.predict_seconds(p[pre], prefill, cls, pre_rt or "*",
-                                  m.n_layers) + (t_first - prefill)
+        first = predict_seconds(p[pre], prefill, cls, pre_rt or "*",
+                                m.n_layers) + (t_first - prefill)
         # the per-layer term of a speculative step counts the drafts' blocks too, as
         # forecast.expected and the plan's fc_layers do
         layers = ev.get("fc_layers")
-        d = F.drift_terms_for(p[dec], cls, runtime)
-        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", layers,
-                                ev.get("forecast_dequant_time"),
-                                (d["mu"] * layers + d["nu"]) * age) / n
+        d = drift_terms_for(p[dec], cls, runtime)
+        tok = predict_seconds(p[dec], t_tok * n, cls, runtime or "*", layers,
+                              ev.get("forecast_dequant_time"),
+                              (d["mu"] * layers + d["nu"]) * age) / n
         return float(first), tok, N.tokens_per_chip(batch=batches, tpot=tok, n_chips=n_chips)
 
     return fc
@@ -197,14 +198,15 @@ def _build_refusals(chips: Sequence[str], runtime: str | None, build_date: Any
     """
     if build_date is None:
         return {}
-    from . import forecast as F
+    from .forecast import build_age_years, resolve_runtime
+    from .forecast_fit import load_params
 
-    p = F.load_params()
-    runtime = F.resolve_runtime(runtime, p)
+    p = load_params()
+    runtime = resolve_runtime(runtime, p)
     refused = {}
     for chip in chips:
         try:
-            F.build_age_years(build_date, runtime, p, hardware=chip)
+            build_age_years(build_date, runtime, p, hardware=chip)
         except InputError as e:
             refused[chip] = str(e)
     return refused

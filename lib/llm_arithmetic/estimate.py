@@ -441,6 +441,23 @@ speculative_energy_joules_per_token : float or None
     cross_kv_flops: int | None = None
     image_kv_bytes: int | float | None = None
 
+    @property
+    def encoders_ttft_seconds(self) -> Any:
+        """The time the prompt's encoders run before its prefill, which ``ttft_seconds``
+        includes: the vision tower's (``vision_prefill_seconds``) and the audio encoder's
+        (``audio_prefill_seconds``), 0 without images, video or audio [s]. The plan's step of
+        that name, which lists the encoders once; not a field (the JSON keys are each
+        encoder's): a forecast of the time to first token forecasts the rest, the prefill, and
+        adds this as it is (:func:`~llm_arithmetic.forecast.expected`).
+
+        >>> e = estimate("qwen2.5-vl-3b-instruct", hardware="h100-sxm", images=1)
+        >>> e.encoders_ttft_seconds == e.vision_prefill_seconds > 0
+        True
+        >>> estimate("llama-3.1-8b", hardware="h100-sxm", prompt=100).encoders_ttft_seconds
+        0
+        """
+        return self._plan.get("encoders_ttft_seconds")
+
     def as_dict(self) -> dict[str, Any]:
         """The fields as JSON-ready values (exact numbers as int or float, inf as None)."""
         d = asdict(self)

@@ -991,7 +991,7 @@ def _source(ev: Any, step: str) -> str:
     fits = [n for n in ("forecast_decode", "prefill_terms") if n in deps or n == step]
     if not fits:
         return ""
-    from .forecast import PARAMS_PATH
+    from .forecast_fit import PARAMS_PATH
 
     out = []
     for name in fits:
@@ -1010,7 +1010,8 @@ def _source(ev: Any, step: str) -> str:
 def _caveat(e: Any, ev: Any, step: str, runtime: str | None) -> str:
     """What a forecast step's fitted terms borrow (:func:`~llm_arithmetic.forecast.
     forecast_caveat`), for the fits it reads: the decode fit's, the prefill fit's, or both."""
-    from .forecast import chip_caveat, load_params, resolve_runtime
+    from .forecast import chip_caveat, resolve_runtime
+    from .forecast_fit import load_params
 
     deps = _reads(ev, step, depth=6) | {step}
     decode, prefill = "forecast_decode" in deps, "prefill_terms" in deps
@@ -1024,7 +1025,7 @@ def _caveat(e: Any, ev: Any, step: str, runtime: str | None) -> str:
 
 #: Units of the fitted terms as the forecast's records hold them.
 _FIT_UNITS = {"tau": " s", "lambda": " s/layer", "mu": " s/layer/year", "nu": " s/year"}
-#: The decode record's build-drift terms (:func:`~llm_arithmetic.forecast.drift_terms_for`).
+#: The decode record's build-drift terms (:func:`~llm_arithmetic.forecast_fit.drift_terms_for`).
 _DRIFT_KEYS = ("mu", "nu")
 #: The fitted terms by the symbols of the forecast's equation (the records' keys are shorter):
 #: the interval's ends are the two values of q_fc.

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .catalog.hardware import class_label
-from .forecast import (INTERVAL_LEVELS, MIN_INTERVAL_ROWS, MIN_ROWS, MODELS, NO_CUDA_GRAPHS,
+from .forecast_fit import (INTERVAL_LEVELS, MIN_INTERVAL_ROWS, MIN_ROWS, MODELS, NO_CUDA_GRAPHS,
                        Row, cross_validate_served, decode_fit_rows, error_summary, fit,
                        intervals, load_params, named_rows, prefill_fit_rows, row_intervals,
                        served_ratios, speed_ratios)
@@ -59,7 +59,7 @@ def _stored_cv(params: dict[str, Any], rows: Sequence[Row], kind: str,
                by: str) -> list[tuple[Row, float, str]]:
     """The named fit's leave-one-group-out ratios of ``rows`` as ``scripts/fit_forecast.py``
     stored them (``cv_ratios``), or computed
-    (:func:`~llm_arithmetic.forecast.cross_validate_served`) where a row is not
+    (:func:`~llm_arithmetic.forecast_fit.cross_validate_served`) where a row is not
     stored (the data changed since the fit was written)."""
     stored = params.get("cv_ratios", {}).get(kind, {})
     if not all(r.id in stored for r in rows):
@@ -68,8 +68,8 @@ def _stored_cv(params: dict[str, Any], rows: Sequence[Row], kind: str,
 
 
 def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, float, str]]:
-    """:func:`~llm_arithmetic.forecast.served_ratios` by the stored fits, each row as the named
-    fit sees it (:func:`~llm_arithmetic.forecast.named_rows`: a llama.cpp CUDA row without CUDA
+    """:func:`~llm_arithmetic.forecast_fit.served_ratios` by the stored fits, each row as the named
+    fit sees it (:func:`~llm_arithmetic.forecast_fit.named_rows`: a llama.cpp CUDA row without CUDA
     graphs names that runtime) and as the interface serves it (a runtime with terms of its own
     named, any other not), asked for the build the row ran: what ``describe --runtime llama.cpp
     --build-date DAY`` (or :func:`~llm_arithmetic.forecast.expected`'s ``build_date``) serves
@@ -77,7 +77,7 @@ def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, f
     :func:`~llm_arithmetic.lab.measurements.age_years_of` of the day, as
     :func:`~llm_arithmetic.forecast.build_age_years` takes it) pays the build drift
     :math:`(\\mu L + \\nu)\\,a` beside the fixed cost
-    (:func:`~llm_arithmetic.forecast.predict_seconds`' ``drift_time``, the plan's ``fc_fixed``),
+    (:func:`~llm_arithmetic.forecast_fit.predict_seconds`' ``drift_time``, the plan's ``fc_fixed``),
     as its chip and format pay theirs. A row of another runtime, or of
     ``llama.cpp@no-cuda-graphs``, has no drift and is served as the interface serves it without
     a build. :func:`reserved_error_at_ages` gives the error of the same rows served as for other
@@ -94,8 +94,8 @@ def _with_intervals(params: dict[str, Any], served: Sequence[tuple[Row, float, s
 
 def _summaries_by(cells: Sequence[tuple[Row, float, tuple[float, float]]],
                   key: Any = None) -> dict[str, dict[str, float]]:
-    """:func:`~llm_arithmetic.forecast.error_summary` of (row, ratio, interval) triples: ``"all"``
-    of them, and with a ``key`` (a function of the row) each group of it."""
+    """:func:`~llm_arithmetic.forecast_fit.error_summary` of (row, ratio, interval) triples:
+    ``"all"`` of them, and with a ``key`` (a function of the row) each group of it."""
     groups: dict[str, list[tuple[Row, float, tuple[float, float]]]] = {"all": list(cells)}
     for cell in cells if key else ():
         groups.setdefault(key(cell[0]), []).append(cell)
@@ -105,7 +105,7 @@ def _summaries_by(cells: Sequence[tuple[Row, float, tuple[float, float]]],
 
 def _served_summary(params: dict[str, Any],
                     served: Sequence[tuple[Row, float, str]]) -> dict[str, float]:
-    """:func:`~llm_arithmetic.forecast.error_summary` of rows forecast by the fits named beside
+    """:func:`~llm_arithmetic.forecast_fit.error_summary` of rows forecast by the fits named beside
     them, each with its interval."""
     return _summaries_by(_with_intervals(params, served))["all"]
 
@@ -124,7 +124,7 @@ def reserved_ratios(params: dict[str, Any] | None = None) -> list[tuple[Row, flo
 def reserved_errors_by_source(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """The reserved validation rows' error as the interface serves them (:func:`_as_served`),
     per source: ``{source: {"rows", "mape", "within_20pct", "coverage"}}``
-    (:func:`~llm_arithmetic.forecast.error_summary`),
+    (:func:`~llm_arithmetic.forecast_fit.error_summary`),
     and ``"all"``: what ``make bench`` tables and chapter 17b quotes."""
     p = params or load_params()
     out = _summaries_by(_with_intervals(p, _reserved_served(p)), lambda r: r.source)
@@ -133,11 +133,11 @@ def reserved_errors_by_source(params: dict[str, Any] | None = None) -> dict[str,
 
 def reserved_error_at_ages(ages: dict[str, float], params: dict[str, Any] | None = None
                            ) -> dict[str, float]:
-    """The reserved validation rows' error (:func:`~llm_arithmetic.forecast.error_summary`: rows,
-    mean error, share within 20%, coverage) with the build age of every llama.cpp row of the named
-    sources replaced (``{source: years}``; ``{"*": 0.0}`` for every source: each row forecast as
-    for today's build). For a source that does not state its builds (discussion 15013's copies):
-    how much its assumed date decides the figure.
+    """The reserved validation rows' error (:func:`~llm_arithmetic.forecast_fit.error_summary`:
+    rows, mean error, share within 20%, coverage) with the build age of every llama.cpp row of
+    the named sources replaced (``{source: years}``; ``{"*": 0.0}`` for every source: each row
+    forecast as for today's build). For a source that does not state its builds (discussion
+    15013's copies): how much its assumed date decides the figure.
 
     >>> e = reserved_error_at_ages({"*": 0.0})
     >>> e["rows"] == len(reserved_ratios())
@@ -259,7 +259,7 @@ def _round(x: Any, digits: int = 6) -> Any:
 
 def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     """Everything ``scripts/fit_forecast.py`` stores: both fits with bootstrap standard errors,
-    the per-regime intervals (:func:`~llm_arithmetic.forecast.intervals`), leave-one-source-out,
+    the per-regime intervals (:func:`~llm_arithmetic.forecast_fit.intervals`), leave-one-source-out,
     leave-one-chip-out and leave-one-runtime-out errors, and the error on the reserved validation
     rows (never used above), each with its rows' coverage by their stated intervals."""
     rows = decode_fit_rows("fit")

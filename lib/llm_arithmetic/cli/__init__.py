@@ -794,7 +794,8 @@ def _resolve_build(ns: argparse.Namespace, params: dict[str, Any] | None = None,
 def _describe(ns: argparse.Namespace) -> int:
     from ..arguments import resolve_model
     from ..estimate import estimate
-    from ..forecast import expected, load_params
+    from ..forecast import expected
+    from ..forecast_fit import load_params
 
     params = load_params()  # the stored fit, read once for the runtime's name and the forecast
     _resolve_runtime(ns, params)

@@ -130,7 +130,8 @@ def forecast_points(curve: Curve, runtime: str | None = None,
     'mlx-lm has no measured decode rows on datacenter GPU chips: the forecast borrows the pooled k_rt, lambda_rt'
     """
     # here: the forecast reads this package's measurements
-    from ..forecast import chip_caveat, forecast, load_params
+    from ..forecast import chip_caveat, forecast
+    from ..forecast_fit import load_params
 
     args = curve.estimate_args()
     first = forecast(curve.model_key, runtime=runtime, batch=1, **args)

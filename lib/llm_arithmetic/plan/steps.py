@@ -1377,6 +1377,15 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
               "block_allreduce": "one of an audio block's all-reduces, by the algorithm and "
                                  "tiers of the model's",
               "n_allreduces": "the audio encoder's all-reduces: two a split block"}),
+    # the encoders a prompt runs before its prefill: the forecast of the time to first token
+    # forecasts the rest, the prefill, and adds their bound time as it is (forecast.expected
+    # through the estimate's encoders_ttft_seconds; expected_ttft_seconds below). The bound's
+    # time to first token adds the same encoders to the prefill one at a time (a sum of the
+    # three in another order can differ in the last bit); tests/test_images.py keeps the lists
+    # equal
+    op("encoders_ttft_seconds", "add", "the encoders' time before the prefill: the vision "
+       "tower's and the audio encoder's (0 without images, video or audio)",
+       plus=["vision_ttft_seconds", "audio_ttft_seconds"]),
     op("ttft_serialized_seconds", "add", "time to first token, communication after the work: "
        "the vision tower, then the prefill", plus=["prefill_serialized_seconds",
                                                     "vision_ttft_seconds",
@@ -1659,7 +1668,8 @@ FORECAST_STEPS: list[dict[str, Any]] = [
     op("fc_layers", "choose", "blocks whose per-layer cost a forecast step pays",
        when="draft_len", then="spec_layer_passes", otherwise="n_layers"),
     # an older llama.cpp build pays the build drift (mu L + nu) a beside the fixed cost
-    # (forecast.DRIFT_TERMS; mu and nu are 0 for a runtime without one, a is 0 for today's build)
+    # (forecast_fit.DRIFT_TERMS; mu and nu are 0 for a runtime without one, a is 0 for today's
+    # build)
     op("fc_age", "first", "the build's age before the fit's reference day (none given: 0, "
        "today's build)", of=["build_age", LIT(0.0)]),
     op("fc_drift_layers", "mul", "the build drift's part per layer, per year of age",
@@ -1677,9 +1687,9 @@ FORECAST_STEPS: list[dict[str, Any]] = [
        of=["fc_tokens", "fc_decode_slow"]),
     op("expected_decode_tokens_per_second_high", "div", "the interval's high end",
        of=["fc_tokens", "fc_decode_fast"]),
-    # The prefill fit was fitted on text prompts only (no measured row has an image): it
-    # forecasts the prompt's prefill, and the vision tower's bound time is added as it is, a
-    # bound, outside the fit's terms and its interval
+    # The prefill fit was fitted on text prompts only (no measured row has an image or audio):
+    # it forecasts the prompt's prefill, and the encoders' bound times are added as they are,
+    # bounds, outside the fit's terms and its interval
     guard(f("expected_prefill_seconds", "forecast_step_time", "expected time of the prompt's "
             "prefill", step_time="prefill_seconds", overhead_fraction="fp_k",
             dequant_fraction=LIT(0), dequant_time=LIT(0), fixed_time="fp_tau",
@@ -1690,14 +1700,12 @@ FORECAST_STEPS: list[dict[str, Any]] = [
     f("expected_prefill_seconds_high", "forecast_end_time", "its interval's slow end",
       forecast_time="expected_prefill_seconds", interval_ratio="fp_low",
       step_time="prefill_seconds"),
-    # (the audio encoder's bound likewise, as forecast.expected adds both encoders' times)
     op("expected_ttft_seconds", "add", "expected time to first token: the encoders' bounds, "
-       "then the prefill's forecast", plus=["expected_prefill_seconds", "vision_ttft_seconds",
-                                            "audio_ttft_seconds"]),
+       "then the prefill's forecast", plus=["expected_prefill_seconds", "encoders_ttft_seconds"]),
     op("expected_ttft_seconds_low", "add", "its interval's fast end",
-       plus=["expected_prefill_seconds_low", "vision_ttft_seconds", "audio_ttft_seconds"]),
+       plus=["expected_prefill_seconds_low", "encoders_ttft_seconds"]),
     op("expected_ttft_seconds_high", "add", "its interval's slow end",
-       plus=["expected_prefill_seconds_high", "vision_ttft_seconds", "audio_ttft_seconds"]),
+       plus=["expected_prefill_seconds_high", "encoders_ttft_seconds"]),
 ] + _forecast_of("fc_tpot", "tpot_seconds", "speculative_tpot_seconds",
                  "the TPOT bound") + [
     op("expected_tpot_seconds", "div", "expected time per output token",

@@ -674,16 +674,16 @@ def _speculative_room(row_id: str, acceptance: float, draft_len: int, draft_cost
 def _forecast_stated() -> float:
     """The forecast of ex-nb-forecast-stated-terms through the generated numeric function of
     the registered formula (forecast_step_time), the bound and t_16 from the question's numbers
-    (t_16 by forecast.dequant_seconds)."""
-    from .. import forecast as F
+    (t_16 by forecast_fit.dequant_seconds)."""
     from .. import numeric as N
+    from ..forecast_fit import dequant_seconds
 
     read, bits, bw = get_model("mistral-7b").decode_read_params, 8.5, 936e9
     layers = get_model("mistral-7b").n_layers  # 32, as the question states
     t_bound = float(N.memory_time(
         step_bytes=memory.weight_bytes(n_params=read, bits_weight=bits), bandwidth=bw))
     t = N.forecast_step_time(step_time=t_bound, overhead_fraction=0.3, dequant_fraction=0.04,
-                             dequant_time=F.dequant_seconds(read, bits, bw), fixed_time=0.5e-3,
+                             dequant_time=dequant_seconds(read, bits, bw), fixed_time=0.5e-3,
                              layer_time=12e-6, n_layers=layers)
     return 1 / float(t)
 
@@ -721,10 +721,10 @@ def _speculative_forecast() -> float:
 
 
 def _mape() -> float:
-    from .. import forecast as F
+    from ..forecast_fit import error_summary
 
     pairs = [(80.0, 72.5), (38.0, 44.0), (126.0, 101.3)]  # (forecast, measured) tokens/s
-    return 100 * F.error_summary([(None, measured / fc) for fc, measured in pairs])["mape"]
+    return 100 * error_summary([(None, measured / fc) for fc, measured in pairs])["mape"]
 
 
 _FORECAST_ANSWERS: dict[str, Answer] = {

@@ -505,8 +505,8 @@ def _efficiency(rng: random.Random) -> Problem:
 def _forecast(rng: random.Random) -> Problem:
     """Chapter 17b's forecast of a step from its terms: t (1 + k) + delta t_16 + tau + lambda L,
     the terms drawn in the ranges the chapter's fit gives (not its values: they change with the
-    data), computed by the registered formula and forecast.dequant_seconds."""
-    from ..forecast import dequant_seconds
+    data), computed by the registered formula and forecast_fit.dequant_seconds."""
+    from ..forecast_fit import dequant_seconds
 
     m = rng.choice(_dense())
     h = rng.choice(_chips(fp16=False))
