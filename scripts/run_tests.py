@@ -10,9 +10,7 @@ worker, in the order of tests/conftest.py's FIRST, the files that read the built
 A test that reads the book waits until the build has ended (BOOK_PENDING names a file that
 exists until then: conftest.wait_for_book). The two pytest processes run at a lower priority
 (nice 10, their workers, kernels and browsers with them): the book build, which the last
-files wait for, keeps its cores while it runs. They stay in this process's session (a process
-group of their own, for stopping them), since Linux's autogroups weigh each session the same
-whatever its processes' nice values: in a session of their own they slowed the build by 80%. At the end the notebooks' report is printed, and
+files wait for, keeps a core while it runs. At the end the notebooks' report is printed, and
 the exit status is non-zero when any of the three failed. A failed book build stops the run
 (the browser tests need the book), as `make` stops at a failing step.
 
@@ -104,7 +102,7 @@ def lower_priority() -> None:
 
 
 def stop(proc: subprocess.Popen | None) -> None:
-    """Stop a process started in its own process group, with its children (workers, kernels, its
+    """Stop a process started in its own session, with its children (workers, kernels, its
     venv build, Chromium), if it still runs."""
     if proc is not None and proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -126,7 +124,7 @@ def main(extra: list[str]) -> int:
         try:
             notebooks = subprocess.Popen(
                 [PY, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", NOTEBOOKS_TEST],
-                cwd=REPO, stdout=log, stderr=subprocess.STDOUT, process_group=0,
+                cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                 preexec_fn=lower_priority)
             with open(BOOK_LOG, "w", encoding="utf8") as book_log:  # pytest has the terminal
                 book = subprocess.Popen(["make", "--no-print-directory", "book-strict"],
@@ -136,7 +134,7 @@ def main(extra: list[str]) -> int:
             rest = subprocess.Popen(
                 [PY, "-m", "pytest", "-n", workers, "--dist", "loadfile",
                  "--no-loadscope-reorder", "--deselect", NOTEBOOKS_TEST, *extra], cwd=REPO,
-                env={**os.environ, "BOOK_PENDING": str(pending)}, process_group=0,
+                env={**os.environ, "BOOK_PENDING": str(pending)}, start_new_session=True,
                 preexec_fn=lower_priority)
             if book.wait():
                 print(BOOK_LOG.read_text(encoding="utf8", errors="replace")[-8000:].strip())
