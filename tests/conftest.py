@@ -134,7 +134,7 @@ def book_report(request) -> list:
 #: a long one started last would leave the other cores idle at the end). Durations (2 workers,
 #: 2 cores): test_second_setting 43 s (two kernels), then 8-20 s.
 FIRST = ("tests/test_binder.py", "tests/test_second_setting.py", "tests/test_nbgrader.py",
-         "tests/test_exercise_notebooks.py", "tests/test_widgets.py")
+         "tests/test_exercise_notebooks.py", "tests/test_widgets.py", "tests/test_release.py")
 
 #: Files with tests that read the built book, run after every other file (longest first, the
 #: ones that drive Chromium dealt between the others: a browser file leaves part of its core
@@ -142,12 +142,10 @@ FIRST = ("tests/test_binder.py", "tests/test_second_setting.py", "tests/test_nbg
 #: builds the book while pytest runs the rest, and these tests wait for it
 #: (:func:`wait_for_book`). The student edition first: it builds its own book before it reads
 #: the instructor's. test_browser_chinese 66 s, test_browser 45 s, test_student_edition 34 s
-#: (a book build), test_browser_pages_second 39 s, then 5-20 s (test_release: one test reads the
-#: start page, the others build and install the wheel).
+#: (a book build), test_browser_pages_second 39 s, then 5-20 s.
 BOOK_FILES = ("tests/test_student_edition.py", "tests/test_browser_chinese.py",
               "tests/test_browser.py", "tests/test_pdf.py", "tests/test_browser_pages_second.py",
-              "tests/test_release.py", "tests/test_editions.py", "tests/test_browser_widgets.py",
-              "tests/test_links.py")
+              "tests/test_editions.py", "tests/test_browser_widgets.py", "tests/test_links.py")
 
 
 def pytest_collection_modifyitems(config, items):

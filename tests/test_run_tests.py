@@ -29,18 +29,3 @@ def test_rewritten_test_modules_are_read_by_pytest(tmp_path):
         raise AssertionError("the probe's assert did not fail")
     module.write_text("def test_probe():\n    assert True\n", encoding="utf8")
     assert _read_pyc(module, pyc, lambda *a: None) is None
-
-
-def test_the_files_that_read_the_built_book_run_last():
-    """`make test` runs pytest while the book is built; a test that reads it waits
-    (conftest.wait_for_book). Every file with such a test is among conftest.BOOK_FILES, which
-    run after the others, so that no worker waits while other files are left."""
-    import re
-
-    from conftest import BOOK_FILES, FIRST, REPO
-
-    reads = re.compile(r"\b(?:book_html|build_dir|wait_for_book|chinese_html)\b")
-    readers = {f"tests/{p.name}" for p in (REPO / "tests").glob("test_*.py")
-               if reads.search(p.read_text(encoding="utf8"))}
-    assert readers - {"tests/test_run_tests.py"} <= set(BOOK_FILES)
-    assert not set(BOOK_FILES) & set(FIRST)
