@@ -8,15 +8,9 @@ They read the HTML that `make book` writes to `_build/html` (`make test` builds 
 Without a built book these tests are skipped with a message saying to run `make book`. CI
 (`.ci/run`) exports REQUIRE_BROWSER=1: there a missing book or a missing Chromium is a failure,
 never a skip.
-
-`make test` (scripts/run_tests.py) starts pytest while the book is still being built: it names a
-file in BOOK_PENDING that exists until the build has ended, and a test that reads the book
-waits for it (:func:`wait_for_book`). Those tests' files run last (:data:`BOOK_FILES`), so a
-worker seldom waits.
 """
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -88,30 +82,13 @@ def book_html_dir() -> Path:
     return Path(os.environ.get("BOOK_HTML") or REPO / "_build" / "html").resolve()
 
 
-#: The longest a test waits for the book build that `make test` runs beside pytest [s].
-BOOK_WAIT_S = 1800.0
-
-
-def wait_for_book(timeout: float = BOOK_WAIT_S) -> None:
-    """Wait while the file that BOOK_PENDING names exists: `make test`'s book build is still
-    running (scripts/run_tests.py removes the file when the build ends, whether it passed or
-    not; a failed build stops pytest). Returns at once where BOOK_PENDING is not set."""
-    pending = os.environ.get("BOOK_PENDING")
-    if not pending:
-        return
-    deadline = time.monotonic() + timeout
-    while os.path.exists(pending):
-        if time.monotonic() > deadline:
-            pytest.fail(f"the book build did not end within {timeout:.0f} s ({pending} is "
-                        "still there)", pytrace=False)
-        time.sleep(0.25)
+def book_is_built() -> bool:
+    return (book_html_dir() / "index.html").is_file()
 
 
 @pytest.fixture(scope="session")
 def book_html() -> Path:
-    """The built HTML book; skips (fails under REQUIRE_BROWSER=1) when it is not built. Waits
-    for `make test`'s book build first (:func:`wait_for_book`)."""
-    wait_for_book()
+    """The built HTML book; skips (fails under REQUIRE_BROWSER=1) when it is not built."""
     root = book_html_dir()
     if not (root / "index.html").is_file():
         skip_or_fail(f"no built book at {root}: run `make book` first (or set BOOK_HTML)")
@@ -131,36 +108,27 @@ def book_report(request) -> list:
 
 
 #: Files that start first under pytest-xdist, longest first (a file is the unit a worker takes:
-#: a long one started last would leave the other cores idle at the end). Durations (2 workers,
-#: 2 cores): test_second_setting 43 s (two kernels), then 8-20 s.
-FIRST = ("tests/test_binder.py", "tests/test_second_setting.py", "tests/test_nbgrader.py",
-         "tests/test_exercise_notebooks.py", "tests/test_widgets.py", "tests/test_release.py")
-
-#: Files with tests that read the built book, run after every other file (longest first, the
-#: ones that drive Chromium dealt between the others: a browser file leaves part of its core
-#: idle, page loads and the network going quiet, which a file that computes fills): `make test`
-#: builds the book while pytest runs the rest, and these tests wait for it
-#: (:func:`wait_for_book`). The student edition first: it builds its own book before it reads
-#: the instructor's. test_browser_chinese 66 s, test_browser 45 s, test_student_edition 34 s
-#: (a book build), test_browser_pages_second 39 s, then 5-20 s.
-BOOK_FILES = ("tests/test_student_edition.py", "tests/test_browser_chinese.py",
-              "tests/test_browser.py", "tests/test_pdf.py", "tests/test_browser_pages_second.py",
-              "tests/test_editions.py", "tests/test_browser_widgets.py", "tests/test_links.py")
+#: a long one started last would leave the other cores idle at the end), the ones that drive
+#: Chromium dealt between the others: a browser file leaves part of its core idle (page loads,
+#: the network going quiet), which a file that computes fills. Durations (2 workers, 2 cores):
+#: test_browser_chinese 66 s, test_second_setting 43 s (two kernels), test_browser 45 s,
+#: test_student_edition 34 s (a book build), test_browser_pages_second 39 s, and then 8-20 s.
+FIRST = ("tests/test_binder.py", "tests/test_browser_chinese.py", "tests/test_second_setting.py",
+         "tests/test_browser.py", "tests/test_student_edition.py",
+         "tests/test_browser_pages_second.py", "tests/test_nbgrader.py",
+         "tests/test_browser_widgets.py", "tests/test_release.py", "tests/test_pdf.py",
+         "tests/test_exercise_notebooks.py", "tests/test_widgets.py", "tests/test_editions.py")
 
 
 def pytest_collection_modifyitems(config, items):
     """The files of FIRST first (the Binder environment, which runs every notebook, is the
-    longest), then the others in their order, then BOOK_FILES. `make pytest` and `make test`
-    distribute whole files in this order (`--dist loadfile --no-loadscope-reorder`); by default
-    pytest-xdist would start the files with the most tests first, and these last. (`make test`
-    runs the Binder test in a process of its own, beside the book build: scripts/run_tests.py.)"""
+    longest), then the others in their order. `make pytest` and `make test` distribute whole
+    files in this order (`--dist loadfile --no-loadscope-reorder`); by default pytest-xdist would
+    start the files with the most tests first, and these last. (`make test` runs the Binder test
+    in a process of its own, beside the book build: scripts/run_tests.py.)"""
     def rank(item):
         path = item.nodeid.split("::")[0]
-        if path in FIRST:
-            return FIRST.index(path)
-        if path in BOOK_FILES:
-            return len(FIRST) + 1 + BOOK_FILES.index(path)
-        return len(FIRST)
+        return FIRST.index(path) if path in FIRST else len(FIRST)
 
     items.sort(key=rank)  # stable: the order within a file is kept
 

@@ -62,7 +62,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 import yaml
 
-from conftest import CHROMIUM, REPO, require_playwright
+from conftest import CHROMIUM, REPO, book_html_dir, book_is_built, require_playwright
 
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -115,35 +115,14 @@ def source_kind(root: Path, page: str) -> str | None:
     return None
 
 
-def source_file_kind(doc: str) -> str | None:
-    """'ipynb' or 'md': the kind of the source file of a document of _toc.yml."""
-    return next((kind for kind in ("ipynb", "md") if (REPO / f"{doc}.{kind}").is_file()), None)
-
-
-#: The pages Sphinx writes beside the documents of _toc.yml: the index, the search page and the
-#: root's redirect to the start page.
-SPHINX_PAGES = ("genindex.html", "index.html", "search.html")
-
-
-def book_pages() -> list[str]:
-    """The English edition's pages as its sources make them: every document of _toc.yml, the
-    old URLs that forward to them (``book_redirects`` in _config.yml: tools/sphinx_ext.py) and
-    :data:`SPHINX_PAGES`. Read from the sources, so that pytest collects the same tests before
-    the book is built (`make test` builds it meanwhile);
-    :func:`test_the_built_book_has_the_pages_its_sources_make` holds the built book to it."""
-    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))
-    redirects = ((config.get("sphinx") or {}).get("config") or {}).get("book_redirects") or {}
-    return sorted({f"{doc}.html" for doc in [*toc_files(), *redirects]} | set(SPHINX_PAGES))
-
-
-def screenshot_targets() -> dict[str, str]:
+def screenshot_targets(root: Path) -> dict[str, str]:
     """page -> screenshot name: the start page, the first prose chapter, the first notebook."""
     files = toc_files()
     targets = {}
-    if files and source_file_kind(files[0]):
+    if files and (root / f"{files[0]}.html").is_file():
         targets[f"{files[0]}.html"] = "start-page"
-    chapter = next((f for f in files[1:] if source_file_kind(f) == "md"), None)
-    notebook = next((f for f in files if source_file_kind(f) == "ipynb"), None)
+    chapter = next((f for f in files[1:] if source_kind(root, f + ".html") == "md"), None)
+    notebook = next((f for f in files if source_kind(root, f + ".html") == "ipynb"), None)
     if chapter:
         targets[f"{chapter}.html"] = "chapter"
     if notebook:
@@ -157,11 +136,7 @@ def redirect_target(root: Path, page: str) -> str | None:
     return m.group(1) if m else None
 
 
-PAGES = book_pages()
-
-
-def test_the_built_book_has_the_pages_its_sources_make(book_html):
-    assert page_list(book_html) == PAGES
+PAGES = page_list(book_html_dir()) if book_is_built() else [None]
 
 
 # --------------------------------------------------------------------------------------------
@@ -512,7 +487,7 @@ def check_page(page_path, book_html, site, browser, build_dir):
                 problems.append(f"raw TeX left as text: {snippet}")
             for src in r["brokenImages"]:
                 problems.append(f"image not loaded: {src}")
-            name = screenshot_targets().get(page_path)
+            name = screenshot_targets(root).get(page_path)
             if name:  # before any click: the top of the page as a reader first sees it
                 shots = build_dir / "screenshots"
                 shots.mkdir(exist_ok=True)
@@ -621,7 +596,7 @@ def halves(pages: list) -> tuple[list, list]:
     pytest-xdist runs side by side (this file alone would be the longest of the suite): the
     reader's path and the other pages dealt alternately; the screenshot pages here, where
     test_screenshots_were_taken looks for them."""
-    shots = set(screenshot_targets())
+    shots = set(screenshot_targets(book_html_dir())) if book_is_built() else set()
     first, second = [], []
     reader = [p for p in pages if p in READER_PATH]
     for group in (reader, [p for p in pages if p not in reader]):
@@ -655,7 +630,7 @@ def test_widget_follows_its_controls(page_path, name, site, browser):
 
 def test_screenshots_were_taken(book_html, build_dir, browser):
     """The page tests above saved them; here only say which and where (run after them)."""
-    missing = [f"{name}.png ({page})" for page, name in screenshot_targets().items()
+    missing = [f"{name}.png ({page})" for page, name in screenshot_targets(book_html).items()
                if not (build_dir / "screenshots" / f"{name}.png").is_file()]
     assert not missing, f"screenshots not written to {build_dir / 'screenshots'}: {missing}"
 

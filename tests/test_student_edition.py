@@ -39,7 +39,7 @@ import nbformat
 import pytest
 import yaml
 
-from conftest import REPO, book_html_dir, require_playwright, wait_for_book
+from conftest import REPO, book_html_dir, require_playwright
 
 sys.path.insert(0, str(REPO / "scripts"))
 import make_student  # noqa: E402
@@ -486,7 +486,6 @@ def test_student_edition_built_and_checked(tmp_path_factory, request):
         # hashes at a low cost: the scan does not depend on it, and it saves ~20 s of CPU
         make_student.stage(src, hash_iterations=1000)
         jobs.append(make_student.build(src, student_html, out / "student-work"))
-    wait_for_book()  # `make test` builds the instructor edition meanwhile
     instructor = book_html_dir()
     if not (instructor / "index.html").is_file():  # no `make book` before: build it as well
         instructor = out / "instructor-html"
