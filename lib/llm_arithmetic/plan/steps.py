@@ -1377,22 +1377,18 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
               "block_allreduce": "one of an audio block's all-reduces, by the algorithm and "
                                  "tiers of the model's",
               "n_allreduces": "the audio encoder's all-reduces: two a split block"}),
-    # the encoders a prompt runs before its prefill: the forecast of the time to first token
-    # forecasts the rest, the prefill, and adds their bound time as it is (forecast.expected
-    # through the estimate's encoders_ttft_seconds; expected_ttft_seconds below). The bound's
-    # time to first token adds the same encoders to the prefill one at a time (a sum of the
-    # three in another order can differ in the last bit); tests/test_images.py keeps the lists
-    # equal
+    # the encoders a prompt runs before its prefill, listed once: the bound's time to first
+    # token adds them to the prefill, the forecast's to the prefill's forecast (their bound
+    # time as it is: forecast.expected through the estimate's encoders_ttft_seconds;
+    # expected_ttft_seconds below)
     op("encoders_ttft_seconds", "add", "the encoders' time before the prefill: the vision "
        "tower's and the audio encoder's (0 without images, video or audio)",
        plus=["vision_ttft_seconds", "audio_ttft_seconds"]),
     op("ttft_serialized_seconds", "add", "time to first token, communication after the work: "
-       "the vision tower, then the prefill", plus=["prefill_serialized_seconds",
-                                                    "vision_ttft_seconds",
-                                                    "audio_ttft_seconds"]),
-    op("ttft_seconds", "add", "time to first token: the vision tower and the audio encoder, "
-       "then the prefill", plus=["prefill_seconds", "vision_ttft_seconds",
-                                 "audio_ttft_seconds"]),
+       "the encoders, then the prefill", plus=["prefill_serialized_seconds",
+                                               "encoders_ttft_seconds"]),
+    op("ttft_seconds", "add", "time to first token: the encoders (the vision tower, the audio "
+       "encoder), then the prefill", plus=["prefill_seconds", "encoders_ttft_seconds"]),
     f("request_seconds", "request_time", "time of the whole request", ttft="ttft_seconds",
       tpot="tpot_seconds", generated="generate"),
     f("tokens_per_second_per_user", "tokens_per_user", "tokens/s one stream sees",
