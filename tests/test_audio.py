@@ -322,8 +322,8 @@ def test_audio_formulas_by_hand_against_flopcounter():
 
 # ---- several clips in one prompt -------------------------------------------------------------
 # Printed by transformers 5.24.0 (torch 2.13.0+cpu) for several clips of silence in ONE call,
-# as a prompt's clips are processed (python /tmp/h-clip26/measure.py {q25,q3,g3,g4}; the
-# script, below in short, was run with /tmp/h-gaudio25-venv/bin/python):
+# as a prompt's clips are processed (python scripts/ground_truth/audio_clips.py {q25,q3,g3,g4};
+# below in short):
 #   F = fe([x1, x2, ...], sampling_rate=16000, return_attention_mask=True,
 #          padding="max_length")["attention_mask"].sum(-1)          # Qwen2.5-Omni's; Qwen3-Omni's
 #                                                  # with padding=True, truncation=False
