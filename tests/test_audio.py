@@ -318,3 +318,106 @@ def test_audio_formulas_by_hand_against_flopcounter():
         audio_conv2_params=9 * 128 * 32, audio_conv2_positions=250 * 32,
         audio_in_params=32 * 32 * h, audio_in_positions=250, audio_out_params=h * 2048,
         audio_out_positions=63) == GEMMA_PRINTED[3][3] == 328_777_900_032
+
+
+# ---- several clips in one prompt -------------------------------------------------------------
+# Printed by transformers 5.24.0 (torch 2.13.0+cpu) for several clips of silence in ONE call,
+# as a prompt's clips are processed (python scripts/ground_truth/audio_clips.py {q25,q3,g3,g4};
+# below in short):
+#   F = fe([x1, x2, ...], sampling_rate=16000, return_attention_mask=True,
+#          padding="max_length")["attention_mask"].sum(-1)          # Qwen2.5-Omni's; Qwen3-Omni's
+#                                                  # with padding=True, truncation=False
+#   T = processing_*._get_feat_extract_output_lengths(F[, 50])      # each clip's tokens
+#   FlopCounterMode around enc(input_features=torch.randn(128, sum(F)), feature_lens=F), the
+#   encoders of WHISPER_PRINTED (2 layers, eager); Gemma: the feature extractors on the list
+#   (padding="longest"), the encoders and embedders of GEMMA_PRINTED on the meta device over
+#   the padded batch, Gemma 4's tokens from each clip's row of input_features_mask.
+# columns: model, the clips [s], the clips' tokens, FLOPs of the one call (whole encoder for
+# Gemma; 2 layers for the Qwen encoders). The clips' frames alone were 1000, 50, 237 (Qwen:
+# 100 a second); the one call costs more than the clips alone (63,653,089,280 against
+# 48,025,600,000 + 2,377,492,480 + 12,365,260,800 for Qwen2.5-Omni): the short clips' chunks
+# are padded to the longest chunk. Gemma pads every clip to the longest, but projects the
+# relative offsets once a batch (3 x 10 s alone: 3 x 148,593,065,984 for Gemma 4 E2B).
+SEVERAL_PRINTED = [
+    (Q25, (10, 0.5, 2.37), (250, 12, 59), 63_653_089_280),
+    (Q25, (0.5, 1.37), (12, 34), 9_495_613_440),
+    (Q25, (30, 10, 5), (750, 250, 125), 216_679_424_000),
+    (Q3, (10, 0.5, 2.37), (130, 7, 31), 77_262_008_320),
+    (Q3, (0.5, 1.37), (7, 18), 15_573_739_520),
+    (Q3, (30, 10, 5), (390, 130, 65), 252_408_514_560),
+    ("gemma-3n-e2b", (10, 1, 7.3), (188, 188, 188), 984_861_499_392),
+    ("gemma-3n-e2b", (0.05, 2.37), (188, 188), 155_575_934_976),
+    ("gemma-4-e2b", (10, 1, 7.3), (250, 25, 183), 445_124_886_528),
+    ("gemma-4-e2b", (0.05, 2.37), (1, 59), 71_493_058_560),
+    ("gemma-4-e4b", (10, 1, 7.3), (250, 25, 183), 447_484_182_528),
+    ("gemma-4-e4b", (0.05, 2.37), (1, 59), 71_870_545_920),
+]
+
+
+@pytest.mark.parametrize("name, clips, tokens, flops", SEVERAL_PRINTED,
+                         ids=[f"{r[0]}-{len(r[1])}-{r[1][0]:g}" for r in SEVERAL_PRINTED])
+def test_several_clips_match_one_transformers_call(name, clips, tokens, flops):
+    from dataclasses import replace
+
+    rule = audio_encoder(get_model(name))[1]
+    if rule.rule.startswith("qwen"):
+        rule = replace(rule, layers=2)
+    w = audio_work(rule, clips)
+    # each clip's own tokens, summed; the one call's FLOPs
+    assert w.tokens == sum(tokens) and w.flops == flops
+    assert w.tokens == sum(audio_work(rule, s).tokens for s in clips)
+
+
+def test_several_clips_join_the_prompt():
+    kw = dict(hardware="h100-sxm", generate=10)
+    e = estimate(Q25, prompt=100, audio_seconds=[10, 20, 5], **kw)
+    # 250 + 500 + 125 tokens (25 a second), 3,500 frames; the lengths kept as given
+    assert (e.audio_seconds, e.audio_tokens, e.audio_frames, e.prompt) == \
+        ((10, 20, 5), 875, 3500, 975)
+    one = estimate(Q25, prompt=100, audio_seconds=35, **kw)
+    assert one.audio_tokens == 875 and one.audio_seconds == 35
+    # the same chunks as one 35 s clip (17 of 200 frames and one of 100), so the same work
+    assert e.audio_prefill_flops == one.audio_prefill_flops
+    # two 1.5 s clips are not one of 3 s: each clip's 150 frames halve to 75 positions and
+    # pool to 37 tokens (74), where 300 frames give 150 and 75; attention within each clip's
+    # chunk of 75 positions, 2 x 75^2 pairs, against 100^2 + 50^2 for chunks of 200 and 100
+    rule = audio_encoder(get_model(Q25))[1]
+    two, whole = audio_work(rule, (1.5, 1.5)), audio_work(rule, 3)
+    assert (two.tokens, two.rows, two.pairs) == (74, 150, 2 * 75 ** 2)
+    assert (whole.tokens, whole.rows, whole.pairs) == (75, 150, 100 ** 2 + 50 ** 2)
+    assert e.ttft_seconds > estimate(Q25, prompt=975, **kw).ttft_seconds
+
+
+def test_several_clips_each_keep_their_cap():
+    import warnings
+
+    from llm_arithmetic.arguments import ContextWarning
+
+    with pytest.warns(ContextWarning, match="the 45 s"):
+        e = estimate("gemma-4-e2b", audio_seconds=(45, 10))
+    assert e.audio_tokens == 750 + 250
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert estimate("gemma-3n-e4b", audio_seconds=(30, 1, 2)).audio_tokens == 3 * 188
+
+
+@pytest.mark.parametrize("clips, words", [
+    ([], "1 to 4,096 clips"), ([10, 0], r"audio_seconds\[1\] must be a number above 0"),
+    ((10, float("nan")), r"audio_seconds\[1\]"), ([10, True], r"audio_seconds\[1\]"),
+    ("10", "several clips: a list"), ([10, 0.01], "no token"),
+])
+def test_several_clips_refusals_name_the_clip(clips, words):
+    with pytest.raises(InputError, match=words):
+        estimate(Q25, audio_seconds=clips)
+
+
+def test_cli_several_clips(capsys):
+    for args in (["--audio-seconds", "10", "20", "5"],
+                 ["--audio-seconds", "10", "--audio-seconds", "20", "5"]):
+        assert main(["describe", Q25, *args, "--prompt", "10", "--json"]) == 0
+        d = json.loads(capsys.readouterr().out)
+        assert (d["audio_seconds"], d["audio_tokens"], d["prompt"]) == ([10, 20, 5], 875, 885)
+    assert main(["describe", Q25, "--audio-seconds", "10", "20", "--prompt", "10"]) == 0
+    assert "10 + 20 s (2 clips), 3,000 mel frames, 750 tokens" in capsys.readouterr().out
+    assert main(["describe", Q25, "--audio-seconds", "10", "0"]) == 2
+    assert "--audio-seconds" in capsys.readouterr().err

@@ -258,7 +258,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
            runtime: str | None = None, images: int | None = None,
            image_size: tuple[int, int] | None = None, video_seconds: float | None = None,
            video_fps: float | None = None, video_size: tuple[int, int] | None = None,
-           build_date: Any = None, audio_seconds: float | None = None,
+           build_date: Any = None, audio_seconds: Any = None,
            **speculation: Any) -> SearchResult:
     """Search chips x layouts x formats x batches for the configurations that meet ``ttft``
     and ``tpot`` [s] serving requests of ``prompt`` tokens that generate ``generate`` more.
@@ -274,7 +274,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     ``video_seconds``, ``video_fps`` and ``video_size``, a video in every request's prompt,
     likewise. ``build_date``: with the forecast and ``runtime="llama.cpp"``, the day of the
     llama.cpp build (:func:`~llm_arithmetic.forecast.expected`'s; None: today's build);
-    ``audio_seconds``, audio in every request's prompt, likewise (the audio
+    ``audio_seconds``, audio in every request's prompt (a length [s], or a sequence of
+    clips' lengths), likewise (the audio
     encoder's time in each point's TTFT: ``audio_prefill_seconds``).
     """
     t0 = time.perf_counter()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import asdict, fields
 from fractions import Fraction
 from numbers import Integral
@@ -281,12 +282,13 @@ speculative_energy_joules_per_token : float or None
         ``prompt``), the text tokens it writes between frame groups (Qwen3-VL's timestamps and
         delimiters; 0 for Qwen2-VL; included in ``prompt``) and the patches the tower runs
         (:mod:`llm_arithmetic.catalog.video`) [token].
-    audio_seconds, audio_frames, audio_tokens : float, int and int, or None
-        Audio in the prompt: its length [s], the mel frames the feature extractor makes of it
-        and the tokens it adds (included in ``prompt``), by the model's processor's rule
+    audio_seconds, audio_frames, audio_tokens : float (a tuple for several clips), int and int, or None
+        Audio in the prompt: its length [s] as given (one clip's, or each clip's), the mel
+        frames the feature extractor makes of it and the tokens it adds (included in
+        ``prompt``), summed over the clips, by the model's processor's rule
         (:mod:`llm_arithmetic.catalog.audio`) [token] (None: no audio).
     audio_prefill_flops, audio_weight_bytes, audio_prefill_seconds : number or None
-        The audio encoder's FLOPs over the clip [FLOP], its weights at 16 bits [B] and the
+        The audio encoder's FLOPs over the clips [FLOP], its weights at 16 bits [B] and the
         roofline of the two (split over a tensor-parallel group as vLLM splits it), which
         ``ttft_seconds`` includes [s].
     image_states, cross_kv_flops, image_kv_bytes : int or None
@@ -431,7 +433,7 @@ speculative_energy_joules_per_token : float or None
     video_tokens: int | None = None
     video_separator_tokens: int | None = None
     video_patches: int | None = None
-    audio_seconds: float | None = None
+    audio_seconds: float | tuple[float, ...] | None = None
     audio_frames: int | None = None
     audio_tokens: int | None = None
     audio_prefill_flops: int | None = None
@@ -773,7 +775,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
              image_size: tuple[int, int] | None = None, video_seconds: float | None = None,
              video_fps: float | None = None,
              video_size: tuple[int, int] | None = None,
-             audio_seconds: float | None = None) -> Estimate:
+             audio_seconds: float | Sequence[float] | None = None) -> Estimate:
     """Bytes, FLOPs and roofline bounds of decoding ``model``; with the serving arguments, the
     bounds of a replica of tp x pp chips serving requests; with speculative decoding's
     arguments (:func:`speculative_inputs`), the bounds with speculation beside the plain ones.
@@ -868,10 +870,11 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         the text the processor writes between its frame groups join ``prompt``, the tower's time
         over its frames joins the time to first token.
 
-    audio_seconds : number, optional
+    audio_seconds : number or sequence of numbers, optional
         Audio in the prompt, beside any images or video (a model whose audio encoder is
-        modelled, :func:`~llm_arithmetic.media.audio_inputs`): its length [s]; its tokens join
-        ``prompt``, the encoder's time joins the time to first token.
+        modelled, :func:`~llm_arithmetic.media.audio_inputs`): its length [s], or each clip's
+        length for several clips (a conversation's voice turns, each with its own tokens);
+        its tokens join ``prompt``, the encoder's time joins the time to first token.
 
     A context beyond the model's trained context gives a
     :class:`~llm_arithmetic.arguments.ContextWarning`.

@@ -26,7 +26,7 @@ from .core.errors import ConfigError, InputError
 
 __all__ = ["prompt_with_images", "image_inputs", "images_argument", "tower_inputs",
            "tower_splits", "encoder_split", "cross_image_inputs", "cross_inputs",
-           "video_inputs", "audio_inputs", "AUDIO_FIELDS", "AUDIO_PLAN_INPUTS", "audio_degrees",
+           "video_inputs", "audio_inputs", "audio_seconds_argument", "AUDIO_FIELDS", "AUDIO_PLAN_INPUTS", "audio_degrees",
            "split_heads", "encoder_degrees", "VIDEO_FIELDS", "vision_plan_inputs",
            "vision_degrees", "CROSS_INPUTS", "VISION_TP_INPUTS"]
 
@@ -346,39 +346,81 @@ def _length_argument(label: str, v: Any, top: int) -> int | float:
 
 
 def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
-    """``seconds`` [s] of audio in a prompt to ``model``: the mel frames and tokens its
-    processor makes of it and the audio encoder's work (:mod:`llm_arithmetic.catalog.audio`),
+    """``seconds`` [s] of audio in a prompt to ``model``, one clip (a number) or several (a
+    sequence of lengths, a conversation's voice turns: each clip's own frames, cap and tokens,
+    the encoder run over them together, :func:`~llm_arithmetic.catalog.audio.audio_work`):
+    the mel frames and tokens its processor makes of it and the audio encoder's work
+    (:mod:`llm_arithmetic.catalog.audio`), summed over the clips,
     with the plan's inputs (:data:`AUDIO_PLAN_INPUTS`: the encoder's parameters and FLOPs,
     the positions its blocks run at its width, and what a tensor-parallel engine splits). A
     model without a modelled audio encoder is a :class:`ConfigError` naming it and the
-    option; a bad length an :class:`InputError` naming the argument. Qwen2.5-Omni's processor
+    option; a bad length an :class:`InputError` naming the argument (``audio_seconds[i]`` for
+    a clip of several). Qwen2.5-Omni's processor
     truncates a clip at 300 s (30,000 frames), Gemma 3n's and Gemma 4's at 30 s (480,000
     samples): a longer one counts as its first 300 s or 30 s, with a warning.
+    ``audio_seconds`` is returned as given: a number, or a tuple of the clips' lengths.
 
     >>> from llm_arithmetic import get_model
     >>> a = audio_inputs(get_model("qwen2.5-omni-7b"), 10)
     >>> a["audio_frames"], a["audio_tokens"], a["audio_layers"]
     (1000, 250, 0)
+    >>> a = audio_inputs(get_model("qwen2.5-omni-7b"), [10, 20, 5])
+    >>> a["audio_seconds"], a["audio_frames"], a["audio_tokens"]
+    ((10, 20, 5), 3500, 875)
     """
-    from .catalog.audio import AUDIO_SAMPLE_RATE, AUDIO_SECONDS_LIMIT, audio_encoder, \
-        audio_work, clip_cap
+    from .catalog.audio import AUDIO_SAMPLE_RATE, audio_encoder, audio_work, clip_cap
 
-    seconds = _length_argument("audio_seconds", seconds, AUDIO_SECONDS_LIMIT)
+    clips = audio_seconds_argument(seconds)
     encoder, rule = audio_encoder(model)
     try:
-        work = audio_work(rule, seconds)
+        work = audio_work(rule, clips)
     except ConfigError as err:
         raise InputError(f"audio_seconds: {err}") from None
     cap = clip_cap(rule)
-    if cap is not None and round(seconds * AUDIO_SAMPLE_RATE) > cap[0]:
-        warnings.warn(f"audio_seconds: {model.name}'s processor keeps the first "
-                      f"{cap[0] / AUDIO_SAMPLE_RATE:g} s of a clip ({cap[1]}) and drops the "
-                      f"rest of the {seconds:g} s", ContextWarning, stacklevel=2)
-    return {"audio_seconds": seconds, "audio_frames": work.frames,
+    for s in clips if cap is not None else ():
+        if round(s * AUDIO_SAMPLE_RATE) > cap[0]:
+            warnings.warn(f"audio_seconds: {model.name}'s processor keeps the first "
+                          f"{cap[0] / AUDIO_SAMPLE_RATE:g} s of a clip ({cap[1]}) and drops "
+                          f"the rest of the {s:g} s", ContextWarning, stacklevel=2)
+    return {"audio_seconds": tuple(clips) if _is_sequence(seconds) else clips[0],
+            "audio_frames": work.frames,
             "audio_tokens": work.tokens, "audio_prefill_flops": work.flops,
             "audio_params": encoder.params, "audio_rows": work.rows, "d_audio": rule.width,
             **encoder_split("audio", rule.split, flops=work.flops, layers=rule.layers,
                             split_params=work.block_params, whole_flops=work.around_flops)}
+
+
+def _is_sequence(v: Any) -> bool:
+    """Whether ``v`` is given as several values (a list, a tuple or a 1-D array), not one."""
+    return isinstance(v, (list, tuple)) or isinstance(v, np.ndarray) and v.ndim == 1
+
+
+def audio_seconds_argument(v: Any) -> list[int | float]:
+    """The clips' lengths [s] of ``audio_seconds`` as :func:`audio_inputs` checks them: a number
+    (one clip) or a non-empty sequence of at most
+    :data:`~llm_arithmetic.catalog.audio.AUDIO_CLIPS_LIMIT` numbers, each above 0 and at most
+    :data:`~llm_arithmetic.catalog.audio.AUDIO_SECONDS_LIMIT`; else an :class:`InputError`
+    naming the argument, and the clip of several.
+
+    >>> audio_seconds_argument(10), audio_seconds_argument((10, 2.5))
+    ([10], [10, 2.5])
+    >>> audio_seconds_argument([10, 0])
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: audio_seconds[1] must be a number above 0 and at most 86,400, got 0
+    """
+    from .catalog.audio import AUDIO_CLIPS_LIMIT, AUDIO_SECONDS_LIMIT
+
+    if not _is_sequence(v):
+        try:
+            return [_length_argument("audio_seconds", v, AUDIO_SECONDS_LIMIT)]
+        except InputError as err:
+            raise InputError(f"{err} (several clips: a list of such lengths)") from None
+    if not 0 < len(v) <= AUDIO_CLIPS_LIMIT:
+        raise InputError(f"audio_seconds must hold 1 to {AUDIO_CLIPS_LIMIT:,} clips' lengths, "
+                         f"got {len(v):,}")
+    return [_length_argument(f"audio_seconds[{i}]", x, AUDIO_SECONDS_LIMIT)
+            for i, x in enumerate(v)]
 
 
 #: :func:`audio_inputs`' keys that are :class:`~llm_arithmetic.estimate.Estimate` fields beside the

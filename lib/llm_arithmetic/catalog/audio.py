@@ -70,6 +70,7 @@ vision start and end markers around an image are not).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,14 +78,16 @@ from .. import numeric as N
 from ..core.errors import ConfigError
 
 __all__ = ["AudioRule", "AudioWork", "audio_frames", "audio_tokens", "audio_work",
-           "audio_encoder", "AUDIO_SAMPLE_RATE", "AUDIO_HOP", "AUDIO_SECONDS_LIMIT",
+           "audio_encoder", "AUDIO_SAMPLE_RATE", "AUDIO_HOP", "AUDIO_SECONDS_LIMIT", "AUDIO_CLIPS_LIMIT",
            "MODELLED_AUDIO_FAMILIES", "AUDIO_RULES", "GEMMA_MAX_SAMPLES", "clip_cap",
-           "samples_kept"]
+           "samples_kept", "clip_list"]
 
 #: Samples a second the feature extractor takes, and samples per mel frame (its hop).
 AUDIO_SAMPLE_RATE, AUDIO_HOP = 16000, 160
 #: The longest clip the library and the command line accept [s] (a day).
 AUDIO_SECONDS_LIMIT = 86400
+#: The most clips one prompt's audio may hold (a plausibility limit: 4,096 voice turns).
+AUDIO_CLIPS_LIMIT = 4096
 #: The families whose audio rule is modelled.
 MODELLED_AUDIO_FAMILIES = ("Qwen2.5-Omni", "Qwen3-Omni", "Gemma 3n", "Gemma 4 E2B/E4B")
 #: The audio rules :class:`AudioRule` knows.
@@ -280,12 +283,34 @@ def _gemma_work(rule: AudioRule, seconds: float) -> AudioWork:
                      block_params=rule.layers * 24 * h * h)
 
 
-def audio_work(rule: AudioRule, seconds: float) -> AudioWork:
-    """The tokens and the encoder's work for ``seconds`` of audio under ``rule``: the counts
-    (frames, chunks, positions, attention pairs, the weights of each convolution and
-    projection) are worked out here, the FLOPs by
+def clip_list(seconds: float | Sequence[float]) -> list[float]:
+    """The clips of ``seconds``: a number is one clip, a sequence several [s].
+
+    >>> clip_list(10), clip_list((10, 2.5))
+    ([10], [10, 2.5])
+    """
+    return list(seconds) if isinstance(seconds, Sequence) else [seconds]
+
+
+def audio_work(rule: AudioRule, seconds: float | Sequence[float]) -> AudioWork:
+    """The tokens and the encoder's work for ``seconds`` of audio under ``rule``, one clip or
+    several (a sequence of lengths [s], as one processor call and one encoder call take the
+    prompt's clips): the counts (frames, chunks, positions, attention pairs, the weights of
+    each convolution and projection) are worked out here, the FLOPs by
     :data:`~llm_arithmetic.formulas.audio.audio_prefill_flops` and
     :data:`~llm_arithmetic.formulas.audio.audio_around_flops`.
+
+    Several clips: each keeps its own frames, cap and tokens (the processor writes each
+    clip's tokens apart), ``frames`` and ``tokens`` are their sums; the encoder runs them
+    together as transformers 5.24.0 does. Qwen2.5-Omni's and Qwen3-Omni's encoders cut every
+    clip into its own chunks, then pad all the chunks to the longest of any clip
+    (``chunk_and_pad_features``), so a clip shorter than a chunk costs the convolutions a
+    full chunk beside a longer one, and Qwen3-Omni's attention window is that longest
+    chunk's positions times ``n_window_infer`` / (2 ``n_window``) within each clip
+    (``get_audio_cu_seqlens``). Gemma's feature extractors pad every clip to the longest
+    (``padding="longest"``) and the encoder runs the padded batch: each clip costs what the
+    longest costs, but for the projection of the relative offsets' position embeddings, which
+    every layer runs once for the batch.
 
     >>> r = AudioRule("qwen2_audio", 1280, 32, 5120, 128, 100, 3584, 20, max_frames=30000)
     >>> w = audio_work(r, 10)
@@ -293,16 +318,32 @@ def audio_work(rule: AudioRule, seconds: float) -> AudioWork:
     (1000, 250, 500, 50000)
     >>> w.flops, w.around_flops  # formulas.audio's examples: 637,337,600,000 + 8,192,000,000
     (645529600000, 8192000000)
+    >>> w = audio_work(r, (10, 0.5))  # the 0.5 s clip's chunk of 50 frames padded to 200
+    >>> w.frames, w.tokens, w.rows
+    (1050, 262, 525)
     """
+    clips = clip_list(seconds)
     if rule.rule in GEMMA_FRAME_SPAN:
-        return _gemma_work(rule, seconds)
-    frames = audio_frames(rule, seconds)
-    tokens = audio_tokens(rule, frames)
-    if tokens < 1:
-        raise ConfigError(f"{seconds:g} s of audio gives {frames} mel frames and no token")
+        works = [_gemma_work(rule, s) for s in clips]
+        longest = _gemma_work(rule, max(clips, key=lambda s: samples_kept(rule, s)))
+        n = len(clips)
+        # the relative offsets' projection runs once for the batch, not once a clip
+        shared = rule.layers * 2 * rule.width ** 2 * (rule.context_left + rule.context_right)
+        return AudioWork(frames=sum(w.frames for w in works),
+                         tokens=sum(w.tokens for w in works), rows=n * longest.rows,
+                         pairs=n * longest.pairs, flops=n * longest.flops - (n - 1) * shared,
+                         around_flops=n * longest.around_flops,
+                         block_params=longest.block_params)
+    frames_each = [audio_frames(rule, s) for s in clips]
+    tokens_each = [audio_tokens(rule, f) for f in frames_each]
+    for s, f, t in zip(clips, frames_each, tokens_each):
+        if t < 1:
+            raise ConfigError(f"{s:g} s of audio gives {f} mel frames and no token")
+    frames, tokens = sum(frames_each), sum(tokens_each)
     d, ffn, out = rule.width, rule.ffn, rule.output_dim
     chunk = 2 * rule.n_window
-    lens = [chunk] * (frames // chunk) + ([frames % chunk] if frames % chunk else [])
+    lens_each = [[chunk] * (f // chunk) + ([f % chunk] if f % chunk else []) for f in frames_each]
+    lens = [x for each in lens_each for x in each]
     longest, c = max(lens), len(lens)  # the convolutions run over chunks padded to the longest
     block = 4 * d * d + 2 * d * ffn
     if rule.rule == "qwen2_audio":
@@ -320,8 +361,8 @@ def audio_work(rule: AudioRule, seconds: float) -> AudioWork:
         t2, f2 = _halve(t1), _halve(f1)
         t3, f3 = _halve(t2), _halve(f2)
         ch = rule.channels
-        window = t3 * (rule.n_window_infer // chunk)
-        pairs = (rows // window) * window * window + (rows % window) ** 2
+        window = t3 * (rule.n_window_infer // chunk)  # each clip's positions in such windows
+        pairs = sum((t // window) * window * window + (t % window) ** 2 for t in tokens_each)
         # three 3 x 3 stride-2 Conv2d 1 -> ch -> ch -> ch over (mels x time), conv_out
         # (ch x f3 -> d) over the padded chunks' positions; proj1 (d -> d), proj2 (d -> out)
         counts = dict(audio_conv1_params=9 * ch, audio_conv1_positions=f1 * t1 * c,

@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ..catalog.images import IMAGE_SIDE_LIMIT, IMAGES_LIMIT, MODELLED_IMAGE_FAMILIES
 from ..catalog.video import MODELLED_VIDEO_FAMILIES, VIDEO_SECONDS_LIMIT, VIDEO_SOURCE_FPS
-from .tables import (engine_printed_keys, engine_table, forecast_table,
+from .tables import (seconds_text, engine_printed_keys, engine_table, forecast_table,
                      forecast_where_it_fits, image_rows, label_width, print_columns,
                      printed_keys, render, table_rows, tokens_text, unfit_text)
 
@@ -149,6 +149,17 @@ def _video_seconds(text: str) -> float:
 
 def _audio_seconds(text: str) -> float:
     return _number(text, "audio_seconds")
+
+
+class _Clips(argparse.Action):
+    """--audio-seconds S [S ...], the flag repeatable: one length is one clip (a number, as
+    estimate() takes it), several are the prompt's clips (a tuple)."""
+
+    def __call__(self, parser: Any, ns: argparse.Namespace, values: Any,
+                 option_string: Any = None) -> None:
+        old = getattr(ns, self.dest, None)
+        clips = (() if old is None else old if isinstance(old, tuple) else (old,)) + tuple(values)
+        setattr(ns, self.dest, clips[0] if len(clips) == 1 else clips)
 
 
 def _video_fps(text: str) -> float:
@@ -266,10 +277,12 @@ def _add_image_arguments(c: argparse.ArgumentParser) -> None:
                         f"{VIDEO_SOURCE_FPS}, the rate it is taken as recorded at)")
     c.add_argument("--video-size", type=_image_size, metavar="WxH",
                    help="width x height of the video's frames in pixels (default 1280x720)")
-    c.add_argument("--audio-seconds", type=_audio_seconds, metavar="S",
+    c.add_argument("--audio-seconds", type=_audio_seconds, metavar="S", nargs="+",
+                   action=_Clips,
                    help="S seconds of audio in the prompt, beside any images or video (a model "
                         "whose audio encoder is modelled: Qwen2.5-Omni, Qwen3-Omni, Gemma 3n, "
-                        "Gemma 4 E2B/E4B): its "
+                        "Gemma 4 E2B/E4B); several lengths (or the flag repeated) are several "
+                        "clips, each with its own tokens: their "
                         "tokens join the prompt and the cache, the audio encoder's time joins "
                         "the time to first token")
 
@@ -1014,7 +1027,7 @@ def _plan(ns: argparse.Namespace) -> int:
             ns.video_seconds, ns.video_fps or DEFAULT_VIDEO_FPS,
             *(ns.video_size or DEFAULT_VIDEO_SIZE))
     if ns.audio_seconds is not None:
-        shown += f" + {ns.audio_seconds:g} s of audio"
+        shown += f" + {seconds_text(ns.audio_seconds)} of audio"
     print(f"{r.model}: prompt {ns.prompt:,}{shown}, {ns.generate:,} generated; TTFT <= "
           f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms ("
           + (f"forecast, {ns.runtime or 'any runtime'}" if ns.forecast else "bounds")

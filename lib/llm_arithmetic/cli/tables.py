@@ -17,7 +17,7 @@ from typing import Any, Sequence
 __all__ = ["ENGINE_ROW_KEYS", "ROW_KEYS", "STATE_MATRIX_LABEL", "engine_table",
            "engine_printed_keys", "image_rows", "printed_keys", "forecast_where_it_fits",
            "forecast_table", "print_columns", "label_width", "render", "table_rows",
-           "unfit_text", "tokens_text"]
+           "unfit_text", "tokens_text", "seconds_text"]
 
 #: The engine table's rows (label without its indent) and the keys of the numbers each prints
 #: (:func:`llm_arithmetic.explain.engine_key_steps`): what ``--explain all`` explains.
@@ -92,6 +92,18 @@ def engine_printed_keys(v: Any) -> list[str]:
     return [k for k in keys if getattr(v, k) is not None]
 
 
+def seconds_text(seconds: Any) -> str:
+    """A clip's length, or several clips' lengths, as the tables show them.
+
+    >>> seconds_text(10), seconds_text((10, 2.5, 5))
+    ('10 s', '10 + 2.5 + 5 s (3 clips)')
+    """
+    if isinstance(seconds, (tuple, list)):
+        return " + ".join(f"{s:g}" for s in seconds) + f" s ({len(seconds)} clip" + (
+            "s)" if len(seconds) != 1 else ")")
+    return f"{seconds:g} s"
+
+
 def image_rows(e: Any, m: Any = None) -> list[tuple[str, str]]:
     """The table's rows of the images and the video in the prompt (none without either).
     A cross-attention model's images (Llama 3.2 Vision, ``e.image_states`` set) show the
@@ -103,7 +115,7 @@ def image_rows(e: Any, m: Any = None) -> list[tuple[str, str]]:
     rows = []
     cross = getattr(e, "image_states", None) is not None
     if e.audio_seconds is not None:
-        rows += [("audio in the prompt", f"{e.audio_seconds:g} s, {e.audio_frames:,} mel "
+        rows += [("audio in the prompt", f"{seconds_text(e.audio_seconds)}, {e.audio_frames:,} mel "
                                          f"frames, {e.audio_tokens:,} tokens (prompt: "
                                          f"{e.prompt:,})"),
                  ("audio encoder FLOPs", f"{e.audio_prefill_flops / 1e12:,.3f} TFLOP")]
