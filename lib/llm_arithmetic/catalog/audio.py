@@ -71,7 +71,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import numeric as N
@@ -242,11 +242,13 @@ def audio_tokens(rule: AudioRule, frames: int) -> int:
         _halve(_halve(chunk)))
 
 
-def _gemma_work(rule: AudioRule, seconds: float) -> AudioWork:
+def _gemma_work(rule: AudioRule, seconds: float, batch: int = 1) -> AudioWork:
     """:func:`audio_work` for Gemma 3n and Gemma 4 (the module's docstring): the counts
     :data:`~llm_arithmetic.formulas.audio.audio_prefill_flops` takes for the conformer, matrix
     products and convolutions as the encoder runs them; the norms, softmax, soft cap,
-    activations and the relative shift are left out."""
+    activations and the relative shift are left out. ``batch``: the encoder runs that many
+    clips padded to this one's length, every position's work ``batch`` times, the projection
+    of the relative offsets' embeddings once (the clip's own frames and tokens are given)."""
     frames = audio_frames(rule, seconds)
     h, mels, (c0, c1) = rule.width, rule.mels, rule.sub_channels
     t1 = _halve(frames)
@@ -270,12 +272,13 @@ def _gemma_work(rule: AudioRule, seconds: float) -> AudioWork:
     # two 3 x 3 stride-2 convolutions 1 -> c0 -> c1 over (time x mel bins), the projection
     # c1 (bins / 4) -> h; per position two macaron feed-forwards 2 x 8h^2, q/k/v/out 4h^2,
     # the light convolution's h -> 2h and h -> h 3h^2: 23h^2
-    counts = dict(audio_conv1_params=9 * c0, audio_conv1_positions=t1 * f1,
-                  audio_conv2_params=9 * c0 * c1, audio_conv2_positions=rows * f2,
-                  audio_in_params=c1 * f2 * h, audio_in_positions=rows,
-                  audio_out_params=out, audio_out_positions=out_at)
+    counts = dict(audio_conv1_params=9 * c0, audio_conv1_positions=batch * t1 * f1,
+                  audio_conv2_params=9 * c0 * c1, audio_conv2_positions=batch * rows * f2,
+                  audio_in_params=c1 * f2 * h, audio_in_positions=batch * rows,
+                  audio_out_params=out, audio_out_positions=batch * out_at)
+    rows, pairs = batch * rows, batch * pairs
     blocks = dict(n_audio_layers=rule.layers, audio_matmul_params=23 * h * h, d_audio=h,
-                  audio_rows=rows, audio_pairs=pairs, audio_rel_pairs=queries * span,
+                  audio_rows=rows, audio_pairs=pairs, audio_rel_pairs=batch * queries * span,
                   audio_rel_offsets=span, audio_conv_kernel=rule.kernel)
     return AudioWork(frames=frames, tokens=tokens, rows=rows, pairs=pairs,
                      flops=N.audio_prefill_flops(**blocks, **counts),
@@ -324,16 +327,10 @@ def audio_work(rule: AudioRule, seconds: float | Sequence[float]) -> AudioWork:
     """
     clips = clip_list(seconds)
     if rule.rule in GEMMA_FRAME_SPAN:
-        works = [_gemma_work(rule, s) for s in clips]
-        longest = _gemma_work(rule, max(clips, key=lambda s: samples_kept(rule, s)))
-        n = len(clips)
-        # the relative offsets' projection runs once for the batch, not once a clip
-        shared = rule.layers * 2 * rule.width ** 2 * (rule.context_left + rule.context_right)
-        return AudioWork(frames=sum(w.frames for w in works),
-                         tokens=sum(w.tokens for w in works), rows=n * longest.rows,
-                         pairs=n * longest.pairs, flops=n * longest.flops - (n - 1) * shared,
-                         around_flops=n * longest.around_flops,
-                         block_params=longest.block_params)
+        works = [_gemma_work(rule, s) for s in clips]  # each clip's frames and tokens
+        longest = max(clips, key=lambda s: samples_kept(rule, s))
+        return replace(_gemma_work(rule, longest, batch=len(clips)),
+                       frames=sum(w.frames for w in works), tokens=sum(w.tokens for w in works))
     frames_each = [audio_frames(rule, s) for s in clips]
     tokens_each = [audio_tokens(rule, f) for f in frames_each]
     for s, f, t in zip(clips, frames_each, tokens_each):
