@@ -5,6 +5,7 @@ given); FLOPs are worked out by hand from the towers' shapes."""
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,89 @@ def test_a_refused_video_names_the_input_at_fault():
         estimate("qwen2.5-vl-3b-instruct", bandwidth=2e12, video_seconds=0.1)
     with pytest.raises(InputError, match=r"^video_size: a frame of 1 x 300 px"):
         estimate("qwen2.5-vl-3b-instruct", bandwidth=2e12, video_seconds=10, video_size=(1, 300))
+
+
+# Qwen2.5-Omni and Qwen3-Omni (Qwen2VLVideoProcessor under their processors' own per-frame
+# limits), printed by scripts/ground_truth/omni_video.py (transformers 5.24.0: sample_frames and
+# smart_resize from the installed file, the processors' own _merge_kwargs, _process_audio with a
+# real WhisperFeatureExtractor on a synthetic waveform of the video's length, and
+# replace_video_token on a stub, its tokens counted by name):
+#   /tmp/h-ov26-venv/bin/python scripts/ground_truth/omni_video.py
+# videos_kwargs size printed: Qwen2.5-Omni 100,352 to 602,112 px, Qwen3-Omni 131,072 to 786,432.
+# columns: seconds, fps, width, height; frames, grid (t, h, w), <|VIDEO|> tokens; with the audio
+# track (load_audio_from_video): <|AUDIO|> tokens (plus one <|audio_bos|>, one <|audio_eos|>)
+OMNI_PRINTED = {
+    "qwen2.5-omni-7b": (14, [
+        (10, 2, 1280, 720, 20, (10, 40, 72), 7200, 250),
+        (3, 2, 640, 480, 6, (3, 34, 46), 1173, 75),
+        (60, 1, 1920, 1080, 60, (30, 40, 72), 21600, 1500),
+        (1.5, 2, 1000, 700, 4, (2, 46, 66), 1518, 37),
+        (7, 0.5, 320, 240, 4, (2, 20, 28), 280, 175),
+        (400, 0.5, 320, 240, 200, (100, 20, 28), 14000, 7500)]),
+    "qwen3-omni-30b-a3b-instruct": (16, [
+        (10, 2, 1280, 720, 20, (10, 40, 72), 7200, 130),
+        (3, 2, 640, 480, 6, (3, 30, 40), 900, 39),
+        (60, 1, 1920, 1080, 60, (30, 40, 72), 21600, 780),
+        (1.5, 2, 1000, 700, 4, (2, 44, 62), 1364, 20),
+        (7, 0.5, 320, 240, 4, (2, 20, 28), 280, 91),
+        (400, 0.5, 320, 240, 200, (100, 20, 28), 14000, 5200)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OMNI_PRINTED))
+def test_omni_video_matches_transformers_printed(name):
+    patch, cases = OMNI_PRINTED[name]
+    for s, fps, w, h, frames, (t, gh, gw), tokens, audio in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            e = estimate(name, bandwidth=2e12, prompt=1, video_seconds=s, video_fps=fps,
+                         video_size=(w, h), video_audio=True)
+        # Qwen2.5-Omni's feature extractor keeps 300 s of a longer track, and says so
+        assert any("keeps the first" in str(x.message) for x in caught) == \
+            (s > 300 and "2.5" in name), (name, s)
+        assert (e.video_frames, e.video_patches, e.video_tokens) == \
+            (frames, t * gh * gw, tokens), (name, s)
+        # the audio track's tokens and the two markers the processor writes around the video
+        assert (e.audio_tokens, e.video_separator_tokens, e.prompt) == \
+            (audio, 2, 1 + tokens + audio + 2), (name, s)
+    v = video_work(image_tower(get_model(name))[1], 10, 2, 1280, 720)
+    assert v.resized == (72 * patch, 40 * patch) and v.separators == 0
+
+
+def test_video_audio_is_one_more_clip_through_the_encoder():
+    kw = dict(hardware="h100-sxm", prompt=100, video_seconds=10)
+    plain = estimate("qwen3-omni-30b-a3b-instruct", **kw)
+    both = estimate("qwen3-omni-30b-a3b-instruct", video_audio=True, audio_seconds=5, **kw)
+    alone = estimate("qwen3-omni-30b-a3b-instruct", audio_seconds=(5, 10), hardware="h100-sxm")
+    # 5 s (65 tokens) and the 10 s track (130) through one encoder call, as two clips
+    assert (both.audio_tokens, both.audio_frames, both.audio_seconds) == (195, 1500, 5)
+    assert both.audio_prefill_flops == alone.audio_prefill_flops
+    assert both.vision_prefill_flops == plain.vision_prefill_flops
+    assert both.prompt == plain.prompt + 195 + 2 and plain.video_audio is False
+    assert both.ttft_seconds > plain.ttft_seconds
+
+
+@pytest.mark.parametrize("name, kw, error, words", [
+    ("qwen2.5-vl-3b-instruct", dict(video_seconds=10, video_audio=True), ConfigError,
+     r"qwen2\.5-vl-3b-instruct: --video-audio \(video_audio\) needs"),
+    ("gemma-3n-e4b", dict(video_audio=True), InputError, "video_audio needs video_seconds"),
+    ("qwen2.5-omni-7b", dict(video_seconds=10, video_audio="yes"), InputError,
+     "video_audio must be True or False"),
+])
+def test_video_audio_refusals_name_it(name, kw, error, words):
+    with pytest.raises(error, match=words):
+        estimate(name, bandwidth=2e12, **kw)
+
+
+def test_cli_video_audio(capsys):
+    assert main(["describe", "qwen2.5-omni-7b", "--video-seconds", "10", "--video-audio",
+                 "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["video_tokens"], d["audio_tokens"], d["video_separator_tokens"], d["prompt"],
+            d["video_audio"]) == (7200, 250, 2, 7452, True)
+    assert main(["describe", "qwen2.5-vl-3b-instruct", "--video-seconds", "10",
+                 "--video-audio"]) == 2
+    err = capsys.readouterr().err
+    assert "--video-audio" in err and "Qwen2.5-Omni" in err and "Traceback" not in err
+    assert main(["describe", "qwen2.5-omni-7b", "--video-audio"]) == 2
+    assert "--video-audio needs --video-seconds" in capsys.readouterr().err

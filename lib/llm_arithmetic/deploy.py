@@ -258,7 +258,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
            runtime: str | None = None, images: int | None = None,
            image_size: tuple[int, int] | None = None, video_seconds: float | None = None,
            video_fps: float | None = None, video_size: tuple[int, int] | None = None,
-           build_date: Any = None, audio_seconds: Any = None,
+           build_date: Any = None, audio_seconds: Any = None, video_audio: Any = None,
            **speculation: Any) -> SearchResult:
     """Search chips x layouts x formats x batches for the configurations that meet ``ttft``
     and ``tpot`` [s] serving requests of ``prompt`` tokens that generate ``generate`` more.
@@ -276,7 +276,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     llama.cpp build (:func:`~llm_arithmetic.forecast.expected`'s; None: today's build);
     ``audio_seconds``, audio in every request's prompt (a length [s], or a sequence of
     clips' lengths), likewise (the audio
-    encoder's time in each point's TTFT: ``audio_prefill_seconds``).
+    encoder's time in each point's TTFT: ``audio_prefill_seconds``); ``video_audio``: the
+    video's audio track too, as :func:`~llm_arithmetic.estimate.estimate` takes it.
     """
     t0 = time.perf_counter()
     # one chip, format or cache width may be given alone, as sweep takes them (a string was
@@ -301,7 +302,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     # images in every request: the prompt grows by their tokens, the tower's inputs join each
     # point's plan (a model without a modelled tower is an InputError naming it)
     m, prompt, vision = prompt_with_images(m, prompt, images, image_size, video_seconds,
-                                           video_fps, video_size, audio_seconds)
+                                           video_fps, video_size, audio_seconds, video_audio)
     tower = vision_plan_inputs(vision) if vision is not None else {}
     try:
         max_batch = count_argument("batch", max_batch)

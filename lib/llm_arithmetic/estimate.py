@@ -280,8 +280,13 @@ speculative_energy_joules_per_token : float or None
     video_frames, video_tokens, video_separator_tokens, video_patches : int or None
         The frames the processor samples, the video's placeholder tokens (included in
         ``prompt``), the text tokens it writes between frame groups (Qwen3-VL's timestamps and
-        delimiters; 0 for Qwen2-VL; included in ``prompt``) and the patches the tower runs
-        (:mod:`llm_arithmetic.catalog.video`) [token].
+        delimiters; 0 for Qwen2-VL; the omni processors' ``<|audio_bos|>`` and
+        ``<|audio_eos|>`` around a video interleaved with its audio track; included in
+        ``prompt``) and the patches the tower runs (:mod:`llm_arithmetic.catalog.video`) [token].
+    video_audio : bool or None
+        Whether the video's audio track joins the prompt (omni models; its tokens and frames
+        count in ``audio_tokens`` and ``audio_frames``, the encoder's work in the audio
+        encoder's keys; ``audio_seconds`` stays the prompt's own clips) (None: no video).
     audio_seconds, audio_frames, audio_tokens : float (a tuple for several clips), int and int, or None
         Audio in the prompt: its length [s] as given (one clip's, or each clip's), the mel
         frames the feature extractor makes of it and the tokens it adds (included in
@@ -433,6 +438,7 @@ speculative_energy_joules_per_token : float or None
     video_tokens: int | None = None
     video_separator_tokens: int | None = None
     video_patches: int | None = None
+    video_audio: bool | None = None
     audio_seconds: float | tuple[float, ...] | None = None
     audio_frames: int | None = None
     audio_tokens: int | None = None
@@ -481,7 +487,7 @@ INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extr
                 "images", "image_size", "image_tokens_per_image", "vision_patches_per_image",
                 "vision_prefill_flops", "video_tokens", "video_seconds", "video_fps",
                 "video_size", "video_frames", "video_separator_tokens", "video_patches",
-                "audio_seconds", "audio_frames", "audio_tokens", "audio_prefill_flops",
+                "video_audio", "audio_seconds", "audio_frames", "audio_tokens", "audio_prefill_flops",
                 "image_states", "cross_kv_flops", "image_kv_bytes")
 
 
@@ -775,7 +781,8 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
              image_size: tuple[int, int] | None = None, video_seconds: float | None = None,
              video_fps: float | None = None,
              video_size: tuple[int, int] | None = None,
-             audio_seconds: float | Sequence[float] | None = None) -> Estimate:
+             audio_seconds: float | Sequence[float] | None = None,
+             video_audio: bool = False) -> Estimate:
     """Bytes, FLOPs and roofline bounds of decoding ``model``; with the serving arguments, the
     bounds of a replica of tp x pp chips serving requests; with speculative decoding's
     arguments (:func:`speculative_inputs`), the bounds with speculation beside the plain ones.
@@ -869,7 +876,13 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         (default 2) and the frame size, width x height [px] (default 1280 x 720); its tokens and
         the text the processor writes between its frame groups join ``prompt``, the tower's time
         over its frames joins the time to first token.
-
+    video_audio : bool, optional
+        With ``video_seconds`` on Qwen2.5-Omni or Qwen3-Omni: the video's audio track joins the
+        prompt as its processor interleaves it with the frames (``load_audio_from_video``): the
+        tokens of a clip of the video's length, after any ``audio_seconds`` clips, and the two
+        ``<|audio_bos|>`` / ``<|audio_eos|>`` markers the processor writes around the video
+        (:func:`~llm_arithmetic.media.video_audio_inputs`). Refused without a video, and on a
+        model whose processor does not.
     audio_seconds : number or sequence of numbers, optional
         Audio in the prompt, beside any images or video (a model whose audio encoder is
         modelled, :func:`~llm_arithmetic.media.audio_inputs`): its length [s], or each clip's
@@ -886,7 +899,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     """
     model, prompt, vision = prompt_with_images(model, prompt, images, image_size,
                                                video_seconds, video_fps, video_size,
-                                               audio_seconds)
+                                               audio_seconds, video_audio or None)
     m, chip, given, ev = evaluated_plan(
         model, hardware=hardware, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
         bits_ssm=bits_ssm, context=context, batch=batch, bandwidth=bandwidth,

@@ -22,17 +22,19 @@ import numpy as np
 from .arguments import ContextWarning, count_argument, resolve_model
 from .catalog.images import IMAGE_SIDE_LIMIT
 from .catalog.model import Model
+from .catalog.video import VIDEO_AUDIO_MARKERS
 from .core.errors import ConfigError, InputError
 
 __all__ = ["prompt_with_images", "image_inputs", "images_argument", "tower_inputs",
            "tower_splits", "encoder_split", "cross_image_inputs", "cross_inputs",
-           "video_inputs", "audio_inputs", "audio_seconds_argument", "AUDIO_FIELDS", "AUDIO_PLAN_INPUTS", "audio_degrees",
+           "video_inputs", "audio_inputs", "video_audio_inputs", "audio_seconds_argument", "AUDIO_FIELDS", "AUDIO_PLAN_INPUTS", "audio_degrees",
            "split_heads", "encoder_degrees", "VIDEO_FIELDS", "vision_plan_inputs",
            "vision_degrees", "CROSS_INPUTS", "VISION_TP_INPUTS"]
 
 def prompt_with_images(model: Any, prompt: Any, images: Any, image_size: Any,
                        video_seconds: Any = None, video_fps: Any = None,
-                       video_size: Any = None, audio_seconds: Any = None
+                       video_size: Any = None, audio_seconds: Any = None,
+                       video_audio: Any = None
                        ) -> tuple[Any, Any, dict[str, Any] | None]:
     """``(model, prompt, vision)`` for :func:`~llm_arithmetic.estimate.evaluated_plan` (and the
     deployment search): without images or video, the arguments as given and None; with them, the
@@ -40,13 +42,23 @@ def prompt_with_images(model: Any, prompt: Any, images: Any, image_size: Any,
     tokens and separators, and :func:`image_inputs`' and :func:`video_inputs`' values, the
     tower's counts summed over both (``images`` and ``image_tokens_per_image`` None without images;
     ``video_tokens`` None without video), and :func:`audio_inputs`' for ``audio_seconds``.
+    ``video_audio`` true (an omni model, with ``video_seconds``): the video's audio track joins
+    the audio as one more clip of ``video_seconds`` after ``audio_seconds``' (one processor call
+    and one encoder call take them all, :func:`video_audio_inputs`), and the processor's
+    ``<|audio_bos|>`` / ``<|audio_eos|>`` around the interleaved video join
+    ``video_separator_tokens``; ``audio_seconds`` stays as given.
 
     >>> _, prompt, v = prompt_with_images("qwen2.5-vl-3b-instruct", 100, 2, (1000, 700), 10)
     >>> prompt, v["image_tokens_per_image"], v["video_tokens"], v["vision_patches"]
     (13860, 900, 11960, 55040)
     """
     no_video = video_seconds is None and video_fps is None and video_size is None
+    if video_audio is not None and not isinstance(video_audio, bool):
+        raise InputError(f"video_audio must be True or False, got {video_audio!r:.40}")
     if images is None and image_size is None and no_video and audio_seconds is None:
+        if video_audio:
+            raise InputError("video_audio needs video_seconds (the video whose audio track "
+                             "joins the prompt)")
         return model, prompt, None
     model = resolve_model(model)
     parts = []
@@ -62,10 +74,20 @@ def prompt_with_images(model: Any, prompt: Any, images: Any, image_size: Any,
                     "vision_whole_flops"):
             vision[key] = parts[0][key] + parts[1][key]
     tokens = vision.get("prompt_tokens", 0)
-    if audio_seconds is not None:  # the audio encoder: its own inputs beside the tower's
+    if video_audio:
+        if no_video:
+            raise InputError("video_audio needs video_seconds (the video whose audio track "
+                             "joins the prompt)")
+        audio = video_audio_inputs(model, vision["video_seconds"], audio_seconds)
+        vision.update(audio)
+        vision["video_separator_tokens"] += VIDEO_AUDIO_MARKERS
+        tokens += audio["audio_tokens"] + VIDEO_AUDIO_MARKERS
+    elif audio_seconds is not None:  # the audio encoder: its own inputs beside the tower's
         audio = audio_inputs(model, audio_seconds)
         vision.update(audio)
         tokens += audio["audio_tokens"]
+    if vision.get("video_tokens") is not None:
+        vision["video_audio"] = bool(video_audio)
     vision["prompt_tokens"] = tokens
     text = 0 if prompt is None else count_argument("prompt", prompt)
     return model, text + tokens, vision
@@ -395,6 +417,38 @@ def _is_sequence(v: Any) -> bool:
     return isinstance(v, (list, tuple)) or isinstance(v, np.ndarray) and v.ndim == 1
 
 
+def video_audio_inputs(model: Model, video_seconds: float, audio_seconds: Any = None
+                       ) -> dict[str, Any]:
+    """:func:`audio_inputs` for the audio track of a video of ``video_seconds`` [s] (the
+    processors' ``load_audio_from_video``, transformers 5.24.0 ``OmniModalProcessorMixin``):
+    the track is one more clip of the video's length, after the prompt's own clips
+    (``audio_seconds``, or none), through the same feature extractor and encoder call. Only
+    Qwen2.5-Omni's and Qwen3-Omni's processors interleave a video with its track; elsewhere a
+    :class:`ConfigError` names the model and the option. ``audio_seconds`` in the result is
+    the prompt's own clips as given (None: none).
+
+    >>> from llm_arithmetic import get_model
+    >>> a = video_audio_inputs(get_model("qwen2.5-omni-7b"), 10)
+    >>> a["audio_seconds"], a["audio_frames"], a["audio_tokens"]
+    (None, 1000, 250)
+    """
+    from .catalog.audio import audio_encoder
+
+    try:
+        _, rule = audio_encoder(model)
+    except ConfigError:
+        rule = None
+    if rule is None or rule.rule not in ("qwen2_audio", "qwen3_omni"):
+        raise ConfigError(f"{model.name}: --video-audio (video_audio) needs a model whose "
+                          "processor interleaves a video with its audio track (Qwen2.5-Omni, "
+                          "Qwen3-Omni)")
+    clips = [] if audio_seconds is None else audio_seconds_argument(audio_seconds)
+    out = audio_inputs(model, [*clips, video_seconds])
+    out["audio_seconds"] = (None if audio_seconds is None else tuple(clips)
+                            if _is_sequence(audio_seconds) else clips[0])
+    return out
+
+
 def audio_seconds_argument(v: Any) -> list[int | float]:
     """The clips' lengths [s] of ``audio_seconds`` as :func:`audio_inputs` checks them: a number
     (one clip) or a non-empty sequence of at most
@@ -497,7 +551,7 @@ def _size_pair(label: str, size: Any) -> tuple[int, int]:
 #: :func:`video_inputs`' keys that are :class:`~llm_arithmetic.estimate.Estimate` fields beside the
 #: plan's.
 VIDEO_FIELDS = ("video_seconds", "video_fps", "video_size", "video_frames",
-                "video_separator_tokens", "video_patches")
+                "video_separator_tokens", "video_patches", "video_audio")
 
 
 def vision_plan_inputs(vision: dict[str, Any]) -> dict[str, Any]:

@@ -54,7 +54,7 @@ def frontier(model: str | Path | Model, *, batches: Sequence[int] | None = None,
     model, prompt, vision = prompt_with_images(
         model, kwargs.pop("prompt", None), kwargs.pop("images", None),
         kwargs.pop("image_size", None), *(kwargs.pop(k, None) for k in (
-            "video_seconds", "video_fps", "video_size", "audio_seconds")))
+            "video_seconds", "video_fps", "video_size", "audio_seconds", "video_audio")))
 
     def point(b: int) -> dict[str, Any]:
         # estimate's values for these keys, read from its plan alone (estimate computes all)

@@ -21,7 +21,19 @@ Qwen2.5-VL's windows within it), merged m x m into (H/pm)(W/pm) tokens.
   the image's limits, 3,136 to 12,845,056 pixels, per frame. The class's own defaults
   (128 x 28^2 to 768 x 28^2, qwen-vl-utils' video limits) apply only where a configuration
   names none. The placeholders are the processor's only text: (T/2)(H/28)(W/28)
-  ``<|video_pad|>`` tokens.
+  ``<|video_pad|>`` tokens. Qwen2.5-Omni and Qwen3-Omni use this processor too
+  (``models/auto/video_processing_auto.py``), but their processors pass it per-frame limits of
+  their own on every call, the class attribute ``videos_kwargs`` ``size``, which overrides a
+  checkpoint's files: 128 x 28^2 to 768 x 28^2 (Qwen2.5-Omni) and 128 x 32^2 to 768 x 32^2 px
+  (Qwen3-Omni, patch 16, merge 2; ``readers/omni.py``); (T/2)(H/pm)(W/pm) ``<|VIDEO|>``
+  tokens, nothing else (the ``<|vision_bos|>`` and ``<|vision_eos|>`` around them come from the
+  chat template, as for an image). With the video's audio track
+  (``load_audio_from_video``), the processors interleave those tokens with the track's
+  ``<|AUDIO|>`` tokens (as many as a clip of the video's length gives,
+  :mod:`~llm_arithmetic.catalog.audio`, the track processed as one more clip) and wrap the
+  whole in ``<|audio_bos|>`` and ``<|audio_eos|>``: two more tokens,
+  :data:`VIDEO_AUDIO_MARKERS` (``replace_video_with_audio_token``; the interleaving orders
+  the tokens, it adds none).
 * ``qwen3_vl`` (Qwen3-VL, Qwen3.5): ``models/qwen3_vl/video_processing_qwen3_vl.py``
   ``Qwen3VLVideoProcessor.sample_frames``: int(seconds x fps) frames, within [4, 768] and the
   video's own, picked by ``linspace`` over the video (an odd count is padded with its last
@@ -53,7 +65,7 @@ from .model import ImageRule
 __all__ = ["VideoWork", "video_frames", "video_resize", "video_work", "video_tower",
            "VIDEO_SOURCE_FPS", "DEFAULT_VIDEO_FPS", "DEFAULT_VIDEO_SIZE",
            "MODELLED_VIDEO_FAMILIES", "VIDEO_SECONDS_LIMIT", "VIDEO_MIN_FRAMES",
-           "VIDEO_MAX_FRAMES"]
+           "VIDEO_MAX_FRAMES", "VIDEO_AUDIO_MARKERS"]
 
 #: Frames a second of the video before sampling: transformers 5.24.0's Qwen3-VL processor's
 #: own assumption for a video without metadata (``sample_frames``, ``replace_video_token``).
@@ -67,8 +79,13 @@ DEFAULT_VIDEO_SIZE = (1280, 720)
 VIDEO_MIN_FRAMES, VIDEO_MAX_FRAMES = 4, 768
 #: The longest video the library and the command line accept [s] (a day).
 VIDEO_SECONDS_LIMIT = 86400
+#: The tokens an omni processor writes around a video interleaved with its audio track:
+#: ``<|audio_bos|>`` and ``<|audio_eos|>`` (``replace_video_with_audio_token``, transformers
+#: 5.24.0, both omni processors).
+VIDEO_AUDIO_MARKERS = 2
 #: The families whose video rule is modelled.
-MODELLED_VIDEO_FAMILIES = ("Qwen2-VL", "Qwen2.5-VL", "Qwen3-VL", "Qwen3.5")
+MODELLED_VIDEO_FAMILIES = ("Qwen2-VL", "Qwen2.5-VL", "Qwen3-VL", "Qwen3.5", "Qwen2.5-Omni",
+                           "Qwen3-Omni")
 
 
 @dataclass(frozen=True)

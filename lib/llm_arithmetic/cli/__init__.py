@@ -277,6 +277,12 @@ def _add_image_arguments(c: argparse.ArgumentParser) -> None:
                         f"{VIDEO_SOURCE_FPS}, the rate it is taken as recorded at)")
     c.add_argument("--video-size", type=_image_size, metavar="WxH",
                    help="width x height of the video's frames in pixels (default 1280x720)")
+    c.add_argument("--video-audio", action="store_true", default=None,
+                   help="with --video-seconds on Qwen2.5-Omni or Qwen3-Omni: the video's audio "
+                        "track joins the prompt, interleaved with its frames as the processor "
+                        "writes it (the tokens of a clip of the video's length, and "
+                        "<|audio_bos|> / <|audio_eos|> around the video); the audio encoder's "
+                        "time joins the time to first token")
     c.add_argument("--audio-seconds", type=_audio_seconds, metavar="S", nargs="+",
                    action=_Clips,
                    help="S seconds of audio in the prompt, beside any images or video (a model "
@@ -292,8 +298,8 @@ def _check_image_arguments(ns: argparse.Namespace, model: Any = None) -> None:
     model whose video rule is not modelled is a :class:`UsageError` naming both."""
     if ns.image_size is not None and ns.images is None:
         raise UsageError("--image-size needs --images N (how many images the prompt holds)")
-    for option in ("video_fps", "video_size"):
-        if getattr(ns, option) is not None and ns.video_seconds is None:
+    for option in ("video_fps", "video_size", "video_audio"):
+        if getattr(ns, option, None) is not None and ns.video_seconds is None:
             raise UsageError(f"--{option.replace('_', '-')} needs --video-seconds S (how long "
                              "the prompt's video is)")
     if model is not None and ns.video_seconds is not None:
@@ -304,6 +310,13 @@ def _check_image_arguments(ns: argparse.Namespace, model: Any = None) -> None:
             video_tower(model)
         except ConfigError as err:
             raise UsageError(f"--video-seconds: {err}") from None
+        if getattr(ns, "video_audio", None):
+            from ..media import video_audio_inputs
+
+            try:
+                video_audio_inputs(model, ns.video_seconds)
+            except ConfigError as err:
+                raise UsageError(str(err)) from None
     if model is not None and getattr(ns, "audio_seconds", None) is not None:
         from ..catalog.audio import audio_encoder
         from ..core.errors import ConfigError
@@ -748,17 +761,17 @@ def _image_kwargs(ns: argparse.Namespace, m: Any) -> dict[str, Any]:
     from ..media import prompt_with_images
 
     kw: dict[str, Any] = {"images": ns.images, "image_size": ns.image_size,
-                          **{k: getattr(ns, k) for k in VIDEO_OPTIONS},
+                          **{k: getattr(ns, k, None) for k in VIDEO_OPTIONS},
                           "audio_seconds": getattr(ns, "audio_seconds", None)}
     if ns.context is None:   # the whole prompt, as estimate will make it
         kw["context"] = prompt_with_images(m, ns.prompt, ns.images, ns.image_size,
-                                           *(kw[k] for k in VIDEO_OPTIONS),
-                                           kw["audio_seconds"])[1]
+                                           *(kw[k] for k in VIDEO_OPTIONS[:3]),
+                                           kw["audio_seconds"], kw["video_audio"])[1]
     return kw
 
 
 #: The video's options, as estimate() names them.
-VIDEO_OPTIONS = ("video_seconds", "video_fps", "video_size")
+VIDEO_OPTIONS = ("video_seconds", "video_fps", "video_size", "video_audio")
 
 
 def _serving_given(ns: argparse.Namespace) -> bool:
@@ -999,7 +1012,7 @@ def _plan(ns: argparse.Namespace) -> int:
                    weights=split(ns.weights) or DEFAULT_WEIGHTS,
                    max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
                    runtime=ns.runtime, images=ns.images, image_size=ns.image_size,
-                   **{k: getattr(ns, k) for k in VIDEO_OPTIONS},
+                   **{k: getattr(ns, k, None) for k in VIDEO_OPTIONS},
                    audio_seconds=ns.audio_seconds, **spec,
                    **({"build_date": ns.build_date} if ns.build_date else {}))
     prices = load_prices()
@@ -1026,6 +1039,8 @@ def _plan(ns: argparse.Namespace) -> int:
         shown = (shown or " text tokens") + " + a video of {:g} s at {:g} fps, {} x {} px".format(
             ns.video_seconds, ns.video_fps or DEFAULT_VIDEO_FPS,
             *(ns.video_size or DEFAULT_VIDEO_SIZE))
+    if ns.video_audio:
+        shown += " with its audio track"
     if ns.audio_seconds is not None:
         shown += f" + {seconds_text(ns.audio_seconds)} of audio"
     print(f"{r.model}: prompt {ns.prompt:,}{shown}, {ns.generate:,} generated; TTFT <= "

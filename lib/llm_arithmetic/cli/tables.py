@@ -110,12 +110,14 @@ def image_rows(e: Any, m: Any = None) -> list[tuple[str, str]]:
     tower's padded tiles (of ``m``'s image rule, where the model is given), the states its
     cross-attention layers read and cache, and those layers' key and value projections apart
     from the tower's FLOPs: they run in the language model, once a sequence."""
-    if e.images is None and e.video_seconds is None and e.audio_seconds is None:
+    if e.images is None and e.video_seconds is None and e.audio_tokens is None:
         return []
     rows = []
     cross = getattr(e, "image_states", None) is not None
-    if e.audio_seconds is not None:
-        rows += [("audio in the prompt", f"{seconds_text(e.audio_seconds)}, {e.audio_frames:,} mel "
+    if e.audio_tokens is not None:
+        clips = " + ".join(([seconds_text(e.audio_seconds)] if e.audio_seconds is not None
+                            else []) + (["the video's audio track"] if e.video_audio else []))
+        rows += [("audio in the prompt", f"{clips}, {e.audio_frames:,} mel "
                                          f"frames, {e.audio_tokens:,} tokens (prompt: "
                                          f"{e.prompt:,})"),
                  ("audio encoder FLOPs", f"{e.audio_prefill_flops / 1e12:,.3f} TFLOP")]
@@ -145,7 +147,10 @@ def image_rows(e: Any, m: Any = None) -> list[tuple[str, str]]:
                  ("video tokens in the prompt", f"{e.video_tokens:,} (tower: "
                                                 f"{e.video_patches:,} patches; prompt: "
                                                 f"{e.prompt:,})")]
-        if e.video_separator_tokens:
+        if e.video_separator_tokens and e.video_audio:
+            rows.append(("video's audio markers (bos, eos)",
+                         f"{e.video_separator_tokens:,} tokens"))
+        elif e.video_separator_tokens:
             rows.append(("video timestamps and delimiters",
                          f"{e.video_separator_tokens:,} tokens"))
     if cross:

@@ -10,7 +10,10 @@ checkpoint holds (transformers 5.24.0 builds the talker and the generator only w
 it; Qwen3-Omni's Thinking and Captioner files say false and hold the thinker alone); a decode
 step is the thinker's language model alone (the talker runs only when speech is asked for, and
 speech output is not modelled); the vision encoder keeps its image rule; the audio encoder, the
-talker and the generator are extras in the total that no text decode step reads.
+talker and the generator are extras in the total that no text decode step reads. A video
+(``catalog.video``'s ``qwen2_vl`` rule: both processors use ``Qwen2VLVideoProcessor``) within
+the processors' own per-frame limits; its audio track (``media.video_inputs``' ``audio``) as one
+more clip under the audio encoder's rule.
 """
 from __future__ import annotations
 
@@ -35,6 +38,16 @@ QWEN3_OMNI_PIXELS = (3136, 12845056)
 #: tensor-parallel degree that does not divide them is refused by): inside the thinker's
 #: configuration, not at the top level as in Qwen2.5-VL's and Qwen3-VL's files.
 VISION_HEADS_KEY = "thinker_config.vision_config.num_heads"
+#: The per-frame pixel limits of the omni processors' video processor (``Qwen2VLVideoProcessor``,
+#: ``models/auto/video_processing_auto.py``), which both processors pass it on every call from
+#: their class attribute ``videos_kwargs`` ``size`` (transformers 5.24.0
+#: ``models/qwen2_5_omni/processing_qwen2_5_omni.py`` ``Qwen2_5OmniProcessor``: 128 x 28^2 to
+#: 768 x 28^2; ``models/qwen3_omni_moe/processing_qwen3_omni_moe.py`` ``Qwen3OmniMoeProcessor``:
+#: 128 x 32^2 to 768 x 32^2). ``ProcessorMixin._merge_kwargs`` puts these defaults into every
+#: call, so they override the checkpoint's ``preprocessor_config.json``: they are the processor
+#: class's, not a file's, and need no file beside ``config.json``.
+QWEN2_5_OMNI_VIDEO_PIXELS = (128 * 28 * 28, 768 * 28 * 28)
+QWEN3_OMNI_VIDEO_PIXELS = (128 * 32 * 32, 768 * 32 * 32)
 
 
 def sub_reader(r: Reader, key: str, family: str, holds: str) -> Reader:
@@ -278,9 +291,11 @@ def qwen3_omni_moe(r: Reader) -> dict[str, Any]:
     kw = wrapped_text(th, "qwen3_moe")
     d = kw["d_model"]
     vr = vision_reader(th, "qwen3_omni_moe_vision")
-    # video="": the omni processors interleave a video's frames with its audio, a rule not read
+    # video: Qwen2VLVideoProcessor (not Qwen3-VL's), per frame within the processor's limits
     rule = replace(qwen3_vl_image_rule(vr, d), min_pixels=QWEN3_OMNI_PIXELS[0],
-                   max_pixels=QWEN3_OMNI_PIXELS[1], video="", heads_key=VISION_HEADS_KEY)
+                   max_pixels=QWEN3_OMNI_PIXELS[1], video="qwen2_vl",
+                   video_min_pixels=QWEN3_OMNI_VIDEO_PIXELS[0],
+                   video_max_pixels=QWEN3_OMNI_VIDEO_PIXELS[1], heads_key=VISION_HEADS_KEY)
     ar = sub_reader(th, "audio_config", "qwen3_omni_moe_audio_encoder", "the audio encoder")
     extras = [Extra("vision tower and mergers", qwen3_vl_vision_params(vr, d), True,
                     "Qwen3-Omni's vision encoder (Qwen3-VL's, with deepstack mergers)",
@@ -500,11 +515,13 @@ def qwen2_5_omni(r: Reader) -> dict[str, Any]:
     # the class has no embed_dim; a file's copy of the width must agree with hidden_size
     if "embed_dim" in vr.cfg and vr.cfg.get("embed_dim") == vr.cfg.get("hidden_size", 3584):
         vr = Reader({k: v for k, v in vr.cfg.items() if k != "embed_dim"}, vr.origin, vr.family)
-    # video="": as Qwen3-Omni's, not read
+    # video: Qwen2VLVideoProcessor, per frame within the processor's limits
     extras = [Extra("vision tower and merger", qwen2_5_vl_vision_params(vr, d), True,
                     "Qwen2.5-Omni's vision encoder (Qwen2.5-VL's window-attention ViT and patch "
                     "merger)", image=replace(qwen2_vl_image_rule(vr, "qwen2_5_vl_vision"),
-                                             video="", heads_key=VISION_HEADS_KEY)),
+                                             video_min_pixels=QWEN2_5_OMNI_VIDEO_PIXELS[0],
+                                             video_max_pixels=QWEN2_5_OMNI_VIDEO_PIXELS[1],
+                                             heads_key=VISION_HEADS_KEY)),
               Extra("audio encoder", qwen2_5_omni_audio_params(ar, d), True,
                   "Qwen2.5-Omni's audio encoder (Qwen2-Audio's Whisper-style encoder, 32 "
                   "blocks, a projection into the language model)",
