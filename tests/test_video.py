@@ -1,5 +1,5 @@
-"""A video in the prompt (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5): frames sampled, tokens,
-the text between frame groups, the tower's FLOPs, and how they join the prompt beside images.
+"""A video in the prompt (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4.5V): frames sampled,
+tokens, the text between frame groups, the tower's FLOPs, and how they join the prompt beside images.
 Expected counts are printed by transformers 5.24.0's own video functions (the command is
 given); FLOPs are worked out by hand from the towers' shapes."""
 from __future__ import annotations
@@ -56,6 +56,51 @@ QWEN3_VL_PRINTED = [
     (120, 2, 1280, 720, 240, (120, 14, 26), 10920, 850),
     (11, 3, 900, 500, 33, (17, 32, 56), 7616, 104), (2.5, 2, 1024, 1024, 5, (3, 64, 64), 3072, 18),
 ]
+
+# Printed by transformers 5.24.0's own classes (torch 2.13.0+cpu, torchvision 0.28.0, numpy
+# 2.4.6): Glm4vVideoProcessor() with its class defaults (size 12,544 to 47,040,000 pixels, fps
+# 2, max_duration 300) called on round(S x 24) zero frames of h x w (numpy), with
+# VideoMetadata(total_num_frames=round(S x 24), fps=24, duration=round(S x 24) / 24), fps=F and
+# return_metadata=True; then Glm4vProcessor.replace_video_token run as written, with a namespace
+# of that video processor and image_token "<|image|>" as self (no GLM tokenizer offline):
+#   out = vp(videos=[video], video_metadata=[md], fps=F, return_metadata=True)
+#   text = Glm4vProcessor.replace_video_token(fake, out, 0)
+#   stamps = re.findall(r"<\|end_of_image\|>(\d+)", text)
+#   print(len(out["video_metadata"][0].frames_indices), out["video_grid_thw"][0],
+#         text.count("<|image|>"),
+#         text.count("<|begin_of_image|>") + text.count("<|end_of_image|>"),
+#         sum(-(-len(x) // 3) for x in stamps))
+# The script: scripts/ground_truth/glm4v_video.py (torchvision installed without its
+# dependencies beside that transformers, its meta registrations stubbed: its compiled operators
+# do not load against that torch; the video path only calls its Python resize). The last column counts the timestamps' runs of up
+# to three digits (GLM-4's pre-tokenizer), one token each (video.py says what is proved).
+# columns: seconds, fps, width, height; frames, grid (t, h, w), <|image|> tokens,
+# begin/end-of-image tokens, timestamp pieces
+GLM4V_PRINTED = [
+    (10, 2, 1280, 720, 20, (10, 52, 92), 11960, 20, 10),
+    (3, 2, 640, 480, 6, (3, 34, 46), 1173, 6, 3),
+    (60, 1, 1920, 1080, 60, (30, 46, 84), 28980, 60, 30),
+    (1.5, 2, 1000, 700, 4, (2, 50, 72), 1800, 4, 2),
+    (7, 0.5, 320, 240, 4, (2, 18, 22), 198, 4, 2),
+    (500, 2, 64, 48, 600, (300, 4, 4), 1200, 600, 300),
+    (25, 2, 1280, 720, 50, (25, 52, 92), 29900, 50, 25),
+    (120, 2, 1280, 720, 240, (120, 22, 42), 27720, 240, 120),
+    (11, 3, 900, 500, 34, (17, 36, 64), 9792, 34, 17),
+    (2.5, 2, 1024, 1024, 6, (3, 74, 74), 4107, 6, 3),
+    (1200, 2, 1280, 720, 600, (300, 14, 26), 27300, 600, 350),
+    (0.1, 2, 640, 480, 2, (1, 34, 46), 391, 2, 1),
+    (400, 0.5, 1280, 720, 150, (75, 28, 52), 27300, 150, 75),
+    (300, 2, 1280, 720, 600, (300, 14, 26), 27300, 600, 300),
+]
+
+
+def test_glm4v_matches_transformers_printed():
+    rule = image_tower(get_model("glm-4.5v"))[1]
+    for s, fps, w, h, frames, (t, gh, gw), tokens, delimiters, pieces in GLM4V_PRINTED:
+        v = video_work(rule, s, fps, w, h)
+        assert (v.frames, v.groups, v.resized, v.tokens, v.separators) == \
+            (frames, t, (gw * 14, gh * 14), tokens, delimiters + pieces), (s, fps, w, h)
+        assert v.patches == t * gh * gw
 
 
 def _config_model(name):
@@ -126,6 +171,10 @@ def test_video_joins_the_prompt_beside_images():
     ("qwen3.5-27b", dict(video_seconds=10, video_fps=30), InputError, "video_fps"),
     ("qwen3.5-27b", dict(video_seconds=float("nan")), InputError, "video_seconds"),
     ("qwen3.5-27b", dict(video_seconds=10, video_size=(0, 5)), InputError, "video_size"),
+    ("glm-4.5v", dict(video_seconds=0.01), InputError, "video_seconds: .* at least 1"),
+    ("glm-4.5v", dict(video_seconds=400, video_fps=0.001), InputError, "0 frames"),
+    ("glm-4.5v", dict(video_seconds=10, video_size=(3000, 10)), InputError,
+     "video_size: .*aspect ratio"),
 ])
 def test_refusals_name_the_model_or_the_argument(name, kw, error, words):
     with pytest.raises(error, match=words):
@@ -142,6 +191,11 @@ def test_cli_video(capsys):
     assert (d["video_tokens"], d["video_separator_tokens"], d["image_tokens"]) == (8800, 80, 1024)
     assert d["prompt"] == d["context"] == 8800 + 80 + 1024
     assert (d["video_seconds"], d["video_fps"], d["video_size"]) == (10, 2, [1280, 720])
+    # GLM-4.5V: 10 x 46 x 26 tokens, and per temporal patch its two image delimiters and a
+    # one-digit timestamp (GLM4V_PRINTED's first row)
+    assert main(["describe", "glm-4.5v", "--video-seconds", "10", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["video_frames"], d["video_tokens"], d["video_separator_tokens"]) == (20, 11960, 30)
     assert main(["describe", "gemma-3-27b", "--video-seconds", "10"]) == 2
     err = capsys.readouterr().err
     assert "gemma-3-27b" in err and "--video-seconds" in err and "Traceback" not in err

@@ -845,7 +845,8 @@ IMAGE_FIELDS = ["images", "image_tokens_per_image", "image_tokens", "vision_patc
 #: 2 fps and 1280 x 720 px) and audio (--audio-seconds S, export.AUDIO_SECONDS) in the prompt:
 #: Qwen2.5-VL's clip (its tower split at tp 2) and with two images, Qwen2-VL's minute, Qwen3.5's
 #: twenty minutes (past the 768 frames sampled, one pixel budget for the clip) at tp 4 and
-#: five minutes with an image beside them (Qwen3.5 397B, experts split); Qwen2.5-Omni's audio
+#: five minutes with an image beside them (Qwen3.5 397B, experts split); GLM-4.5V's twenty
+#: minutes (600 frames, its 300 s cap, and their whole-second timestamps) at tp 4; Qwen2.5-Omni's audio
 #: (its encoder whole on every chip), ten minutes of it with an image (truncated at 300 s:
 #: Python's warning), Qwen3-Omni's split over 4 chips with two images, and its Thinking's;
 #: Gemma 3n's 188 tokens for 10 s, and Gemma 4 E4B's two minutes (truncated at 30 s) beside an
@@ -862,6 +863,7 @@ SERVING_MEDIA_CASES = [
     ["qwen3.5-397b-a17b", "b200", dict(weights="fp8", tp=8, ep=8, prompt=500, generate=100,
                                        batch=16, images=1, image_size=(512, 512),
                                        video_seconds=300)],
+    ["glm-4.5v", "h200", dict(tp=4, prompt=200, generate=64, batch=2, video_seconds=1200)],
     ["qwen2.5-omni-7b", "h100-sxm", dict(tp=1, prompt=200, generate=128, batch=4,
                                          audio_seconds=30)],
     ["qwen2.5-omni-7b", "mi300x", dict(tp=2, prompt=50, generate=64, batch=2, images=1,

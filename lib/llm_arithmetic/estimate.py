@@ -279,8 +279,8 @@ speculative_energy_joules_per_token : float or None
         size, width x height [px] (None: no video).
     video_frames, video_tokens, video_separator_tokens, video_patches : int or None
         The frames the processor samples, the video's placeholder tokens (included in
-        ``prompt``), the text tokens it writes between frame groups (Qwen3-VL's timestamps and
-        delimiters; 0 for Qwen2-VL; the omni processors' ``<|audio_bos|>`` and
+        ``prompt``), the text tokens it writes between frame groups (Qwen3-VL's and GLM-4.5V's
+        timestamps and delimiters; 0 for Qwen2-VL; the omni processors' ``<|audio_bos|>`` and
         ``<|audio_eos|>`` around a video interleaved with its audio track; included in
         ``prompt``) and the patches the tower runs (:mod:`llm_arithmetic.catalog.video`) [token].
     video_audio : bool or None

@@ -317,8 +317,8 @@ def video_inputs(model: Model, seconds: Any, fps: Any = None, size: Any = None
     prompt to ``model``: :func:`image_inputs`' keys for the tower over its frame groups (each
     temporal patch runs as one image of the resized frame size,
     :mod:`llm_arithmetic.catalog.video`) and the video's own: ``video_frames``,
-    ``video_tokens``, ``video_separator_tokens`` (Qwen3-VL's timestamps and delimiters),
-    ``video_patches``; ``prompt_tokens`` counts its tokens and separators. A model whose
+    ``video_tokens``, ``video_separator_tokens`` (Qwen3-VL's and GLM-4.5V's timestamps and
+    delimiters), ``video_patches``; ``prompt_tokens`` counts its tokens and separators. A model whose
     video rule is not modelled is a :class:`~llm_arithmetic.core.errors.ConfigError` naming it;
     a bad length, rate or size an :class:`InputError` naming the argument.
 

@@ -279,7 +279,9 @@ def _tp_refused(m: Any, check: Any) -> dict[str, str]:
 #: library's defaults, :data:`~llm_arithmetic.catalog.video.DEFAULT_VIDEO_SIZE` and
 #: :data:`~llm_arithmetic.catalog.video.DEFAULT_VIDEO_FPS`): a short clip (10 s), a minute,
 #: five minutes (600 frames) and twenty minutes, past the 768 frames both Qwen processors
-#: sample at most (6.4 min at 2 fps), so the menu shows that cap too. Qwen3-VL's and
+#: sample at most (6.4 min at 2 fps), so the menu shows that cap too (GLM-4.5V's processor
+#: samples a video over 300 s as 600 frames spread over it, so its five and twenty minutes
+#: give the same tokens, not the same timestamps). Qwen3-VL's and
 #: Qwen3.5's processor spends one pixel budget on the whole clip, so their tokens are not
 #: proportional to the length (five minutes give fewer than one): each clip is exported as
 #: Python counts it, none is scaled from another.

@@ -824,9 +824,10 @@ class ImageRule:
     whole tower on every chip of a tensor-parallel group, unsplit (Gemma 4's, built through
     transformers' ``AutoModel``), as a convolutional tower is counted.
     ``video``: the processor's video rule (:mod:`llm_arithmetic.catalog.video`: ``"qwen2_vl"``,
-    ``"qwen3_vl"``; empty: not modelled), with ``temporal_patch`` the frames a temporal patch
-    stacks and ``video_min_pixels``, ``video_max_pixels`` the video's pixel limits (one frame's
-    for ``"qwen2_vl"``, the whole video's for ``"qwen3_vl"``).
+    ``"qwen3_vl"``, ``"glm4v"``; empty: not modelled), with ``temporal_patch`` the frames a
+    temporal patch stacks and ``video_min_pixels``, ``video_max_pixels`` the video's pixel
+    limits (one frame's for ``"qwen2_vl"``, the whole video's for ``"qwen3_vl"`` and
+    ``"glm4v"``).
     ``cross_*`` (``"mllama"`` only; 0 elsewhere): the language model's cross-attention layers
     that read the images' states: their number, query heads, key/value heads and head width,
     and the parameters (of them, the weights in matrix products) each text token runs through
@@ -867,7 +868,7 @@ class ImageRule:
     cross_token_matmul: int = 0
 
     def __post_init__(self) -> None:
-        if self.video not in ("", "qwen2_vl", "qwen3_vl"):
+        if self.video not in VIDEO_RULES:
             raise ConfigError(f"image rule: video rule {self.video!r} is not modelled")
         if self.video and not (self.temporal_patch >= 1
                                and 0 < self.video_min_pixels <= self.video_max_pixels):
@@ -895,6 +896,8 @@ class ImageRule:
                               f"0..{self.layers - 1}")
 
 
+#: The video rules :class:`ImageRule` knows (:mod:`llm_arithmetic.catalog.video`; "": none).
+VIDEO_RULES = ("", "qwen2_vl", "qwen3_vl", "glm4v")
 #: The processor rules :class:`ImageRule` knows (:mod:`llm_arithmetic.catalog.images`).
 IMAGE_RULES = ("qwen2_vl", "fixed", "tiles", "llama4", "pixtral", "glm4v", "navit", "gemma4",
                "mobilenet", "mllama")

@@ -49,6 +49,33 @@ Qwen2.5-VL's windows within it), merged m x m into (H/pm)(W/pm) tokens.
   own), one token a piece: ``<``, each digit, ``.``, `` seconds``, ``>``, that is 5 + the digits
   of the whole seconds; with the two delimiters, 7 + those digits a temporal patch.
 
+* ``glm4v`` (GLM-4.5V; GLM-4.1V's ``glm4v`` configs run the same processor but the catalog
+  holds none): ``models/glm4v/video_processing_glm4v.py`` ``Glm4vVideoProcessor.sample_frames``:
+  for a video of at most ``max_duration`` (300 s), floor(duration x fps) frames (at least one),
+  frame i at ceil(i x 24 / fps) (the video's own rate over the rate asked); a longer video
+  gets int(300 x fps) frames at ``linspace(0, duration, n)`` seconds (all its frames where that
+  is as many); repeated indices dropped, and an odd count padded with its last frame. No
+  minimum of 4 frames and no cap of 768: the cap is the 300 s, 600 frames at 2 fps. The
+  duration is the frames over 24 fps, as transformers' video loaders set ``duration``. The
+  frames are resized by that file's ``smart_resize``, a copy of Qwen3-VL's video one, its
+  limits bounding the whole video: the class's ``size``, 12,544 (112^2) to 47,040,000
+  (28^2 x 2 x 30,000) pixels (``readers/multimodal.py`` ``GLM4V_VIDEO_PIXELS``: class defaults,
+  as the image rule's, for the catalog holds no ``video_preprocessor_config.json``). The tower
+  attends within each temporal patch (``get_vision_cu_seqlens``, the glm4v convention). The
+  processor (``models/glm4v/processing_glm4v.py`` ``replace_video_token`` and
+  ``replace_frame_token_id``) writes for each temporal patch
+  ``<|begin_of_image|>``, its (H/28)(W/28) ``<|image|>`` tokens, ``<|end_of_image|>`` and the
+  time of its first frame in whole seconds, ``int(t)``: 2 special tokens and the digits. The
+  digits are counted as their pieces under GLM-4's pre-tokenizer (``\\p{N}{1,3}``: runs of up
+  to three digits, the ``pat_str`` of ``ChatGLM4Tokenizer`` in THUDM's glm-4-9b-chat and
+  glm-4v-9b ``tokenization_chatglm.py``; that GLM-4.5V's ``tokenizer.json``, of the same
+  151,552 tokens, keeps it is assumed), one token a piece. That is exact for a timestamp
+  under 10 s (one byte, one token in any byte-level vocabulary) and a lower bound otherwise; it is exact for every timestamp if the
+  vocabulary holds each string of two and three digits as one token, which was not checked
+  here (no GLM tokenizer offline). A timestamp under 1,000 s is one piece, so a video within
+  the 300 s gives 3 tokens a temporal patch. ``<|begin_of_video|>`` and ``<|end_of_video|>``,
+  once a video, come from the chat template and are not counted (as an image's delimiters).
+
 The processors' per-frame pixel cap (``cap_pixels_per_frame``, qwen-vl-utils' budget) is off
 in 5.24.0 unless asked for; it is not modelled.
 """
@@ -65,7 +92,7 @@ from .model import ImageRule
 __all__ = ["VideoWork", "video_frames", "video_resize", "video_work", "video_tower",
            "VIDEO_SOURCE_FPS", "DEFAULT_VIDEO_FPS", "DEFAULT_VIDEO_SIZE",
            "MODELLED_VIDEO_FAMILIES", "VIDEO_SECONDS_LIMIT", "VIDEO_MIN_FRAMES",
-           "VIDEO_MAX_FRAMES", "VIDEO_AUDIO_MARKERS"]
+           "VIDEO_MAX_FRAMES", "GLM4V_MAX_DURATION", "VIDEO_AUDIO_MARKERS"]
 
 #: Frames a second of the video before sampling: transformers 5.24.0's Qwen3-VL processor's
 #: own assumption for a video without metadata (``sample_frames``, ``replace_video_token``).
@@ -75,8 +102,11 @@ VIDEO_SOURCE_FPS = 24
 DEFAULT_VIDEO_FPS = 2
 #: The video's frame size (width, height) [px] assumed where none is given.
 DEFAULT_VIDEO_SIZE = (1280, 720)
-#: Both processors' ``min_frames`` and ``max_frames`` (class defaults and checkpoints alike).
+#: Both Qwen processors' ``min_frames`` and ``max_frames`` (class defaults and checkpoints alike).
 VIDEO_MIN_FRAMES, VIDEO_MAX_FRAMES = 4, 768
+#: Glm4vVideoProcessor's ``max_duration`` [s]: a longer video is sampled over int(300 x fps)
+#: frames spread over its length (class default).
+GLM4V_MAX_DURATION = 300
 #: The longest video the library and the command line accept [s] (a day).
 VIDEO_SECONDS_LIMIT = 86400
 #: The tokens an omni processor writes around a video interleaved with its audio track:
@@ -84,8 +114,8 @@ VIDEO_SECONDS_LIMIT = 86400
 #: 5.24.0, both omni processors).
 VIDEO_AUDIO_MARKERS = 2
 #: The families whose video rule is modelled.
-MODELLED_VIDEO_FAMILIES = ("Qwen2-VL", "Qwen2.5-VL", "Qwen3-VL", "Qwen3.5", "Qwen2.5-Omni",
-                           "Qwen3-Omni")
+MODELLED_VIDEO_FAMILIES = ("Qwen2-VL", "Qwen2.5-VL", "Qwen3-VL", "Qwen3.5", "GLM-4.5V",
+                           "Qwen2.5-Omni", "Qwen3-Omni")
 
 
 @dataclass(frozen=True)
@@ -94,8 +124,9 @@ class VideoWork:
     paired), the size every frame is resized to (``resized``, width x height), the
     placeholder ``tokens`` in the prompt, the ``patches`` the tower runs over all of them,
     the ``separators`` (text tokens the processor writes between the groups: Qwen3-VL's
-    timestamps and delimiters) and ``group``, one temporal patch's work as an image's
-    (:class:`~llm_arithmetic.catalog.images.ImageWork`: tokens, patches, attention pairs)."""
+    timestamps and delimiters, GLM-4.5V's delimiters and timestamps) and ``group``, one
+    temporal patch's work as an image's (:class:`~llm_arithmetic.catalog.images.ImageWork`:
+    tokens, patches, attention pairs)."""
 
     frames: int
     groups: int
@@ -109,15 +140,20 @@ class VideoWork:
 def video_frames(rule: str, seconds: float, fps: float) -> list[int]:
     """Indices of the frames the processor samples from ``seconds`` of video at
     :data:`VIDEO_SOURCE_FPS`, ``fps`` a second: transformers 5.24.0's ``sample_frames`` of
-    ``Qwen2VLVideoProcessor`` (``rule`` ``"qwen2_vl"``) or ``Qwen3VLVideoProcessor``
-    (``"qwen3_vl"``), the same arithmetic.
+    ``Qwen2VLVideoProcessor`` (``rule`` ``"qwen2_vl"``), ``Qwen3VLVideoProcessor``
+    (``"qwen3_vl"``) or ``Glm4vVideoProcessor`` (``"glm4v"``, an odd count padded with its
+    last frame, as that function returns it).
 
     >>> len(video_frames("qwen2_vl", 10, 2)), len(video_frames("qwen2_vl", 11, 3))
     (20, 32)
     >>> video_frames("qwen3_vl", 3, 2)
     [0, 14, 28, 43, 57, 71]
+    >>> video_frames("glm4v", 2.5, 2), len(video_frames("glm4v", 1200, 2))
+    ([0, 12, 24, 36, 48, 48], 600)
     """
     total = round(seconds * VIDEO_SOURCE_FPS)
+    if rule == "glm4v":
+        return _glm4v_frames(seconds, fps, total)
     if total < VIDEO_MIN_FRAMES:
         raise ConfigError(f"a video of {seconds:g} s has {total} frames at "
                           f"{VIDEO_SOURCE_FPS} fps: the processor needs at least "
@@ -134,10 +170,37 @@ def video_frames(rule: str, seconds: float, fps: float) -> list[int]:
     return [round(i * step) for i in range(n - 1)] + [total - 1]
 
 
+def _glm4v_frames(seconds: float, fps: float, total: int) -> list[int]:
+    """Glm4vVideoProcessor.sample_frames on ``total`` frames at :data:`VIDEO_SOURCE_FPS`, the
+    duration total / 24 s (see the module's docstring)."""
+    if total < 1:
+        raise ConfigError(f"a video of {seconds:g} s has no frame at {VIDEO_SOURCE_FPS} fps: "
+                          "the processor needs at least 1")
+    duration, last = total / VIDEO_SOURCE_FPS, total - 1
+    if duration <= GLM4V_MAX_DURATION:
+        n = max(math.floor(duration * fps), 1)
+        picked = [min(last, math.ceil(i * VIDEO_SOURCE_FPS / fps)) for i in range(n)]
+    else:
+        n = int(GLM4V_MAX_DURATION * fps)
+        if n < 1:
+            raise ConfigError(f"a video of {seconds:g} s at {fps:g} fps: the processor samples "
+                              f"int({GLM4V_MAX_DURATION} x fps) = 0 frames of a video over "
+                              f"{GLM4V_MAX_DURATION} s")
+        if n >= total:
+            picked = list(range(total))
+        else:  # np.linspace(0, duration, n): i x step, the last one the duration itself
+            step = duration / (n - 1) if n > 1 else 0.0
+            times = [i * step for i in range(n - 1)] + ([duration] if n > 1 else [0.0])
+            picked = [min(last, math.ceil(t * VIDEO_SOURCE_FPS)) for t in times]
+    unique = list(dict.fromkeys(picked))
+    return unique + unique[-1:] * (len(unique) % 2)
+
+
 def video_resize(rule: ImageRule, frames: int, height: int, width: int) -> tuple[int, int]:
     """(height, width) of every frame of a video of ``frames`` frames, as the processor resizes
-    them: Qwen2-VL's ``smart_resize`` per frame, or Qwen3-VL's
-    (``models/qwen3_vl/video_processing_qwen3_vl.py`` ``smart_resize``: a side under patch x
+    them: Qwen2-VL's ``smart_resize`` per frame, or Qwen3-VL's and GLM-4.5V's, the same
+    function (``models/qwen3_vl/video_processing_qwen3_vl.py`` and
+    ``models/glm4v/video_processing_glm4v.py`` ``smart_resize``: a side under patch x
     merge scales the frame up to it, and the limits hold frames x height x width, the frames
     rounded to the temporal patch).
 
@@ -178,6 +241,13 @@ def _timestamp_tokens(indices: list[int], t: int) -> int:
     return total
 
 
+def _glm4v_timestamp_tokens(indices: list[int], t: int) -> int:
+    """GLM-4.5V's text around each temporal patch: ``<|begin_of_image|>`` and
+    ``<|end_of_image|>`` and the whole seconds of its first frame, counted as its runs of up
+    to three digits, a token each (the module's docstring says what is proved of that)."""
+    return sum(2 + -(-len(str(i // VIDEO_SOURCE_FPS)) // 3) for i in indices[::t])
+
+
 def video_work(rule: ImageRule, seconds: float, fps: float, width: int,
                height: int) -> VideoWork:
     """The tokens and the tower's work for ``seconds`` of ``width`` x ``height`` px video sampled
@@ -201,7 +271,8 @@ def video_work(rule: ImageRule, seconds: float, fps: float, width: int,
     groups = -(-frames // t)  # patchify pads the frames to a multiple of the temporal patch
     h, w = video_resize(rule, frames, height, width)
     group = resized_work(rule, w, h)
-    separators = _timestamp_tokens(indices, t) if rule.video == "qwen3_vl" else 0
+    separators = (_timestamp_tokens(indices, t) if rule.video == "qwen3_vl" else
+                  _glm4v_timestamp_tokens(indices, t) if rule.video == "glm4v" else 0)
     return VideoWork(frames=frames, groups=groups, resized=(w, h),
                      tokens=groups * group.tokens, patches=groups * group.patches,
                      separators=separators, group=group)
@@ -217,7 +288,7 @@ def video_tower(model: Any) -> ImageRule:
     >>> video_tower(get_model("gemma-3-27b"))
     Traceback (most recent call last):
     ...
-    llm_arithmetic.core.errors.ConfigError: gemma-3-27b: the video rule of its vision tower is not modelled (modelled: Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5)
+    llm_arithmetic.core.errors.ConfigError: gemma-3-27b: the video rule of its vision tower is not modelled (modelled: Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4.5V)
     """
     from .images import image_tower
 

@@ -384,6 +384,12 @@ def glm4v_moe(r: Reader) -> dict[str, Any]:
 #: over an image's two frames; and Ernie4_5_VLMoeImageProcessor's (``models/ernie4_5_vl_moe/
 #: image_processing_ernie4_5_vl_moe.py``: 56 x 56 and 28 x 28 x 6177), over one.
 GLM4V_PIXELS = (112 * 112, 28 * 28 * 15000)
+#: Glm4vVideoProcessor's pixel limits, bounding frames x height x width of the whole video
+#: (transformers 5.24.0 ``models/glm4v/video_processing_glm4v.py``: size shortest_edge 112 x 112,
+#: longest_edge 28 x 28 x 2 x 30000), the class's defaults: the catalog holds config.json only,
+#: and no GLM-4.5V ``video_preprocessor_config.json`` was at hand to read a checkpoint's own
+#: (the image rule keeps its class's defaults too, GLM4V_PIXELS).
+GLM4V_VIDEO_PIXELS = (112 * 112, 28 * 28 * 2 * 30000)
 ERNIE_VL_PIXELS = (56 * 56, 28 * 28 * 6177)
 
 
@@ -394,7 +400,9 @@ def _glm4v_image_rule(r: Reader) -> ImageRule | None:
     where t does not divide them); the tower runs (H/p)(W/p) patches of t frames, attending over
     the whole image, and the downsampling convolution gives (H/pm)(W/pm) tokens. Weights per
     patch: the Conv3d c t p^2 h, per block qkv and proj (4 h^2) and the gated MLP h -> o -> h;
-    per token the convolution h m^2 -> o and the merger (o^2 and its gated MLP 3 o inter)."""
+    per token the convolution h m^2 -> o and the merger (o^2 and its gated MLP 3 o inter).
+    A video: :mod:`llm_arithmetic.catalog.video`'s ``glm4v`` rule within
+    :data:`GLM4V_VIDEO_PIXELS`."""
     h, depth = _vision_depth(r)
     out, inter = r.int("out_hidden_size"), r.int("intermediate_size")
     c, t = r.int("in_channels", 3, kind="count"), r.int("temporal_patch_size", 2, kind="count")
@@ -407,7 +415,9 @@ def _glm4v_image_rule(r: Reader) -> ImageRule | None:
                      patch_matmul=c * t * p * p * h,
                      merger_matmul=h * m * m * out + out * out + 3 * out * inter,
                      heads=_aliased(r, "num_heads", "num_attention_heads", "heads"),
-                     heads_key="vision_config.num_heads")
+                     heads_key="vision_config.num_heads", video="glm4v", temporal_patch=t,
+                     video_min_pixels=GLM4V_VIDEO_PIXELS[0],
+                     video_max_pixels=GLM4V_VIDEO_PIXELS[1])
 
 
 # ---- ERNIE-4.5-VL (ernie4_5_vl_moe) ------------------------------------------------------------
