@@ -1,4 +1,4 @@
-"""A video in the prompt (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4.5V): frames sampled,
+"""A video in the prompt (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4.5V, the omni models): frames sampled,
 tokens, the text between frame groups, the tower's FLOPs, and how they join the prompt beside images.
 Expected counts are printed by transformers 5.24.0's own video functions (the command is
 given); FLOPs are worked out by hand from the towers' shapes."""

@@ -288,7 +288,7 @@ def video_tower(model: Any) -> ImageRule:
     >>> video_tower(get_model("gemma-3-27b"))
     Traceback (most recent call last):
     ...
-    llm_arithmetic.core.errors.ConfigError: gemma-3-27b: the video rule of its vision tower is not modelled (modelled: Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4.5V)
+    llm_arithmetic.core.errors.ConfigError: gemma-3-27b: the video rule of its vision tower is not modelled (modelled: Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4.5V, Qwen2.5-Omni, Qwen3-Omni)
     """
     from .images import image_tower
 
