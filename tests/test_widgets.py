@@ -849,6 +849,7 @@ IMAGE_FIELDS = ["images", "image_tokens_per_image", "image_tokens", "vision_patc
 #: minutes (600 frames, its 300 s cap, and their whole-second timestamps) at tp 4; Qwen2.5-Omni's audio
 #: (its encoder whole on every chip), ten minutes of it with an image (truncated at 300 s:
 #: Python's warning), Qwen3-Omni's split over 4 chips with two images, and its Thinking's;
+#: Qwen3-Omni's minute of video (its own per-frame limits) beside a clip of audio at tp 2;
 #: Gemma 3n's 188 tokens for 10 s, and Gemma 4 E4B's two minutes (truncated at 30 s) beside an
 #: image at tp 2 (both encoders whole on every chip).
 SERVING_MEDIA_CASES = [
@@ -872,6 +873,8 @@ SERVING_MEDIA_CASES = [
                                                  images=2, image_size=(1024, 1024),
                                                  audio_seconds=120)],
     ["qwen3-omni-30b-a3b-thinking", "h100-sxm", dict(tp=2, generate=64, audio_seconds=10)],
+    ["qwen3-omni-30b-a3b-instruct", "h100-sxm", dict(tp=2, prompt=100, generate=64,
+                                                     video_seconds=60, audio_seconds=10)],
     ["gemma-3n-e2b", "h100-sxm", dict(tp=1, prompt=50, generate=32, audio_seconds=10)],
     ["gemma-4-e4b", "h200", dict(tp=2, prompt=100, generate=64, batch=2, images=1,
                                  image_size=(1024, 1024), audio_seconds=120)],

@@ -80,7 +80,8 @@ DEFAULT_MAX_BATCH = 1024
 IMAGE_KEYS: tuple[str, ...] = ("images", "image_size", "image_tokens_per_image", "image_tokens",
                                "vision_patches_per_image", "vision_prefill_flops",
                                "video_seconds", "video_fps", "video_size", "video_frames",
-                               "video_tokens", "video_separator_tokens", "video_patches")
+                               "video_tokens", "video_separator_tokens", "video_patches",
+                               "video_audio")
 
 
 def load_prices(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
