@@ -46,6 +46,12 @@ def _one_line_error(r, needle: str):
     (["describe", "llama-2-7b", "--context", "9" * 400], "-character string"),
     (["describe", "/dev/zero"], "larger than"),
     (["describe", "-"], "malformed JSON"),
+    # a video's audio track: only with a video, and only on an omni model, each named
+    (["describe", "qwen2.5-omni-7b", "--video-audio"], "--video-audio needs --video-seconds"),
+    (["describe", "gemma-3n-e4b", "--video-seconds", "10", "--video-audio"],
+     "--video-seconds: gemma-3n-e4b: the video rule"),
+    (["describe", "qwen3.5-27b", "--video-seconds", "10", "--video-audio"],
+     "qwen3.5-27b: --video-audio (video_audio) needs"),
 ])
 def test_cli_bad_input(args, needle):
     r, seconds = _run(*args, stdin="")
