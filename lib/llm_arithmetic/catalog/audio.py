@@ -65,7 +65,9 @@ drops the mask's last entry then).
 
 The processors write ``<|AUDIO|>`` once per token; the ``<|audio_bos|>`` and ``<|audio_eos|>``
 around them come from the chat template, not the processor, and are not counted (as the
-vision start and end markers around an image are not).
+vision start and end markers around an image are not); around a video's audio track the omni
+processors write them, and :func:`~llm_arithmetic.media.video_audio_inputs`' caller counts
+those (:data:`~llm_arithmetic.catalog.video.VIDEO_AUDIO_MARKERS`).
 """
 from __future__ import annotations
 
