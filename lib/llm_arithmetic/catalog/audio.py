@@ -323,9 +323,9 @@ def audio_work(rule: AudioRule, seconds: float | Sequence[float]) -> AudioWork:
     (1000, 250, 500, 50000)
     >>> w.flops, w.around_flops  # formulas.audio's examples: 637,337,600,000 + 8,192,000,000
     (645529600000, 8192000000)
-    >>> w = audio_work(r, (10, 0.5))  # the 0.5 s clip's chunk of 50 frames padded to 200
+    >>> w = audio_work(r, (10, 0.75))  # the 0.75 s clip's chunk of 75 frames padded to 200
     >>> w.frames, w.tokens, w.rows
-    (1050, 262, 525)
+    (1075, 269, 538)
     """
     clips = clip_list(seconds)
     if rule.rule in GEMMA_FRAME_SPAN:
