@@ -1027,10 +1027,10 @@ def test_serving_errors_agree_with_python(page):
            # images, a size the page's menu does not offer (Python's limit: 65,536 px a side)
            ("llama-3-8b", dict(images=1)), ("kimi-vl-a3b-instruct", dict(images=1)),
            ("gemma-3-4b", dict(images=0)), ("gemma-3-4b", dict(images=1, image_size=(1, 1 << 17))),
-           # a video or audio for a model that takes none (Gemma 3's tower has no video rule)
+           # a video or audio for a model that takes none (Gemma 3's and 3n's towers: no video rule)
            ("llama-3-8b", dict(video_seconds=10)), ("gemma-3-4b", dict(video_seconds=10)),
            ("qwen2.5-vl-3b-instruct", dict(audio_seconds=10)),
-           ("qwen2.5-omni-7b", dict(video_seconds=10))]
+           ("gemma-3n-e2b", dict(video_seconds=10))]
     # a tp whose split of the vision tower vLLM refuses (estimate.vision_degrees), with
     # images: the page gives Python's words (export.images_tp_refused), at degrees of the menu
     # and one the layers allow outside it (Qwen3.5 27B's 24 heads at tp 12; its tower's 16)
@@ -1192,17 +1192,19 @@ def test_the_serving_widget_follows_its_controls(page):
     assert el.evaluate("(el) => el.querySelector('[data-key=\"image_tokens\"]')"
                        ".closest('.lla-number').hidden")
     # a video and audio: each select shows only for a model that takes it; Qwen3.5's five
-    # minutes join its prompt and its TTFT (the tower's row shown without images); Qwen3-Omni
-    # hides the video and drops it, and its audio at tp 8 gets Python's refusal (its encoder's
-    # 20 heads); Qwen2.5-Omni's ten minutes show Python's warning of the clip cut at 300 s
+    # minutes join its prompt and its TTFT (the tower's row shown without images); Gemma 3n
+    # (audio, no video) hides the video and drops it; Qwen3-Omni shows both, and its audio at
+    # tp 8 gets Python's refusal (its encoder's 20 heads); Qwen2.5-Omni's ten minutes show
+    # Python's warning of the clip cut at 300 s
     media = "(el) => ['video', 'audio'].map((c) => el.querySelector(" \
         "`[data-control=\"${c}\"]`).offsetParent !== null)"
     hidden = "(el, k) => el.querySelector(`[data-key=\"${k}\"]`).closest('.lla-number').hidden"
     assert el.evaluate(media) == [False, False]
     for move, shows in ((("model", "select", ["qwen3.5-27b"]), [True, False]),
                         (("video", "select", ["300"]), [True, False]),
-                        (("model", "select", ["qwen3-omni-30b-a3b-instruct"]), [False, True]),
-                        (("audio", "select", ["120"]), [False, True])):
+                        (("model", "select", ["gemma-3n-e2b"]), [False, True]),
+                        (("model", "select", ["qwen3-omni-30b-a3b-instruct"]), [True, True]),
+                        (("audio", "select", ["120"]), [True, True])):
         move_control(page, el, move)
         r = el.evaluate(READ_WIDGET)
         problems += check_widget(r, f"serving after {move[:3]}")
