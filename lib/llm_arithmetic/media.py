@@ -55,10 +55,10 @@ def prompt_with_images(model: Any, prompt: Any, images: Any, image_size: Any,
     no_video = video_seconds is None and video_fps is None and video_size is None
     if video_audio is not None and not isinstance(video_audio, bool):
         raise InputError(f"video_audio must be True or False, got {video_audio!r:.40}")
+    if video_audio and no_video:
+        raise InputError("video_audio needs video_seconds (the video whose audio track "
+                         "joins the prompt)")
     if images is None and image_size is None and no_video and audio_seconds is None:
-        if video_audio:
-            raise InputError("video_audio needs video_seconds (the video whose audio track "
-                             "joins the prompt)")
         return model, prompt, None
     model = resolve_model(model)
     parts = []
@@ -75,9 +75,6 @@ def prompt_with_images(model: Any, prompt: Any, images: Any, image_size: Any,
             vision[key] = parts[0][key] + parts[1][key]
     tokens = vision.get("prompt_tokens", 0)
     if video_audio:
-        if no_video:
-            raise InputError("video_audio needs video_seconds (the video whose audio track "
-                             "joins the prompt)")
         audio = video_audio_inputs(model, vision["video_seconds"], audio_seconds)
         vision.update(audio)
         vision["video_separator_tokens"] += VIDEO_AUDIO_MARKERS
