@@ -364,7 +364,7 @@ def _length_argument(label: str, v: Any, top: int) -> int | float:
     return int(v) if isinstance(v, (Integral, np.integer)) else float(v)
 
 
-def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
+def audio_inputs(model: Model, seconds: Any, track: Any = None) -> dict[str, Any]:
     """``seconds`` [s] of audio in a prompt to ``model``, one clip (a number) or several (a
     sequence of lengths, a conversation's voice turns: each clip's own frames, cap and tokens,
     the encoder run over them together, :func:`~llm_arithmetic.catalog.audio.audio_work`):
@@ -378,6 +378,8 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
     truncates a clip at 300 s (30,000 frames), Gemma 3n's and Gemma 4's at 30 s (480,000
     samples): a longer one counts as its first 300 s or 30 s, with a warning.
     ``audio_seconds`` is returned as given: a number, or a tuple of the clips' lengths.
+    ``track`` [s]: one more clip after them, a video's audio track
+    (:func:`video_audio_inputs`; ``seconds`` may then be None, and is returned so).
 
     >>> from llm_arithmetic import get_model
     >>> a = audio_inputs(get_model("qwen2.5-omni-7b"), 10)
@@ -389,7 +391,8 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
     """
     from .catalog.audio import AUDIO_SAMPLE_RATE, audio_encoder, audio_work, clip_cap
 
-    clips = audio_seconds_argument(seconds)
+    given = [] if seconds is None else audio_seconds_argument(seconds)
+    clips = given if track is None else audio_seconds_argument([*given, track])
     encoder, rule = audio_encoder(model)
     try:
         work = audio_work(rule, clips)
@@ -401,7 +404,8 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
             warnings.warn(f"audio_seconds: {model.name}'s processor keeps the first "
                           f"{cap[0] / AUDIO_SAMPLE_RATE:g} s of a clip ({cap[1]}) and drops "
                           f"the rest of the {s:g} s", ContextWarning, stacklevel=2)
-    return {"audio_seconds": tuple(clips) if _is_sequence(seconds) else clips[0],
+    return {"audio_seconds": None if seconds is None else tuple(given) if _is_sequence(seconds)
+            else given[0],
             "audio_frames": work.frames,
             "audio_tokens": work.tokens, "audio_prefill_flops": work.flops,
             "audio_params": encoder.params, "audio_rows": work.rows, "d_audio": rule.width,
@@ -439,11 +443,7 @@ def video_audio_inputs(model: Model, video_seconds: float, audio_seconds: Any = 
         raise ConfigError(f"{model.name}: --video-audio (video_audio) needs a model whose "
                           "processor interleaves a video with its audio track (Qwen2.5-Omni, "
                           "Qwen3-Omni)")
-    clips = [] if audio_seconds is None else audio_seconds_argument(audio_seconds)
-    out = audio_inputs(model, [*clips, video_seconds])
-    out["audio_seconds"] = (None if audio_seconds is None else tuple(clips)
-                            if _is_sequence(audio_seconds) else clips[0])
-    return out
+    return audio_inputs(model, audio_seconds, track=video_seconds)
 
 
 def audio_seconds_argument(v: Any) -> list[int | float]:

@@ -151,8 +151,9 @@ class AudioRule:
 
 @dataclass(frozen=True)
 class AudioWork:
-    """What one clip gives (:func:`audio_work`); the blocks' weights and the two FLOP counts
-    are what :func:`~llm_arithmetic.media.encoder_split` places on the chips.
+    """What a prompt's clips give (:func:`audio_work`; one clip or several, summed); the
+    blocks' weights and the two FLOP counts are what
+    :func:`~llm_arithmetic.media.encoder_split` places on the chips.
 
     Attributes
     ----------
