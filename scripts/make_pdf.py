@@ -3,7 +3,8 @@
     python scripts/make_pdf.py [--html _build/html] [--out _build/pdf/llm-inference-arithmetic.pdf]
 
 Why Chromium's printing and not typst: the HTML book is already the finished rendering (numbered
-chapters, sections, figures, tables and equations from Sphinx, MathJax, the book's stylesheet);
+chapters, sections, figures, tables and equations from Sphinx, the mathematics typeset at build
+time by MathJax, the book's stylesheet);
 Chromium prints it as it is, with every glued number, and the browser tests already drive Debian's
 /usr/bin/chromium through Playwright. A typst edition would need a second writer for every MyST
 construct (exercises, dropdowns, glued outputs, numbered equations) and a second look for the book.
@@ -16,7 +17,7 @@ every link between pages rewritten to an anchor in the one document, so Chromium
 internal links of the PDF; a title page and a table of contents go in front; hidden code cells stay
 hidden, dropdowns (solutions) print open, and a calculator prints as its static fallback (its
 script is not loaded) with the address of its page in the HTML book. Chromium prints the document
-once with MathJax typeset (the page waits for MathJax.startup.promise), finds on which page each
+once with its fonts loaded (the page waits for document.fonts.ready), finds on which page each
 chapter starts (the PDF's named destinations), writes those page numbers into the table of
 contents and prints it again (the same pagination: the numbers fill reserved space). The PDF has
 page numbers in the footer and an outline (bookmarks) from the headings.
@@ -168,14 +169,6 @@ def combined_html(html_dir: Path, out_dir: Path, base_url: str, title: str, auth
         link["href"] = os.path.relpath(html_dir / posixpath.dirname(root) /
                                        link["href"].split("?")[0], out_dir)
         head.append(str(link))
-    mathjax = index.head.find("script", src=re.compile("mathjax"))
-    config = index.head.find("script", string=re.compile("window.MathJax"))
-    if config is not None:
-        head.append(str(config))
-    if mathjax is not None:
-        mathjax["src"] = os.path.relpath(html_dir / posixpath.dirname(root) /
-                                         mathjax["src"].split("?")[0], out_dir)
-        head.append(str(mathjax))
     body, toc, outline = [], [], []
     caption_now = None
     for caption, doc in entries:
@@ -263,10 +256,7 @@ def chromium():
             try:
                 page.set_default_timeout(240_000)
                 page.goto(html_path.as_uri(), wait_until="load")
-                page.wait_for_function(
-                    "window.MathJax && MathJax.startup && MathJax.startup.promise")
-                page.evaluate("MathJax.startup.promise.then(() => document.fonts.ready)"
-                              ".then(() => true)")
+                page.evaluate("document.fonts.ready.then(() => true)")
                 page.emulate_media(media="print")
                 page.evaluate(FIT_WIDE)
                 page.pdf(path=str(pdf_path), format="A4", print_background=True,

@@ -726,7 +726,7 @@ def check_student_edition(student_html: Path, instructor_html: Path | None = Non
         return [f"no student edition at {student_html} (index.html missing)"]
     snippets = solution_snippets(repo)
     answers = checked_answers()
-    # _static/ of a build holds the theme's and MathJax's files (fonts, scripts: numbers by the
+    # _static/ of a build holds the theme's files and MathJax's fonts (numbers by the
     # thousand) and copies of book/_static, which the staged sources' scan covers
     parsed: Parsed = {}  # the student pages, parsed once for solutions and exercises
     used: set = set()  # the coincidences that excused a number

@@ -9,11 +9,12 @@ pytest-xdist runs them side by side. On each page:
 
 - no request for a linked asset fails (requestfailed, or an HTTP status >= 400 from 127.0.0.1);
 - no request leaves 127.0.0.1: the book must not depend on a CDN. No other host resolves in
-  this Chromium; a request for one is recorded and fails the page (MathJax comes from
-  `_static/mathjax`, shipped by sphinx-mathjax-offline);
+  this Chromium; a request for one is recorded and fails the page (MathJax's fonts come from
+  `_static/mathjax-fonts`);
 - no JavaScript error (console errors and uncaught exceptions): none is whitelisted;
-- mathematics is rendered by MathJax: every `.math` element holds an `mjx-container`, no
-  `mjx-merror` (a TeX error), and no raw TeX (`$$`, `\\frac`, `\\(`, `$x_{i}$`, ...) is left in the
+- mathematics arrives typeset (by MathJax at build time, tools/sphinx_static_math.py): every
+  `.math` element holds an `mjx-container` whose characters' font has loaded, no page loads
+  MathJax's script, no `mjx-merror` (a TeX error), and no raw TeX (`$$`, `\\frac`, `\\(`, `$x_{i}$`, ...) is left in the
   text outside code;
 - every image has loaded (naturalWidth > 0);
 - exercise solutions (sphinx-exercise `{solution}` with `:class: dropdown`) are collapsed until
@@ -283,10 +284,14 @@ async (rawTex) => {
     raw.push(`${JSON.stringify(n.nodeValue.slice(Math.max(0, m.index - 30), m.index + 50))}` +
              (where ? ` (in #${where.id})` : ''));
   }
+  // the typeset characters are drawn in MathJax's fonts (from _static/mathjax-fonts)
+  await document.fonts.ready;
+  const mathFont = math.length === 0 || [...document.fonts].some(
+    f => f.family.replace(/"/g, '').startsWith('MJXTEX') && f.status === 'loaded');
   return {
     hasMath: math.length > 0,
     mjx: document.querySelectorAll('mjx-container').length,
-    untypeset, merrors, raw, brokenImages,
+    untypeset, merrors, raw, brokenImages, mathFont,
     mathjaxSrc: [...document.scripts].map(s => s.src).filter(s => /mathjax/i.test(s)),
   };
 }
@@ -422,8 +427,9 @@ def check_launch_buttons(page, page_path: str, problems: list[str]):
 # --------------------------------------------------------------------------------------------
 # The tests
 
-WAIT_FOR_MATHJAX = ("async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise)"
-                    " await MathJax.startup.promise; }")
+#: The page's fonts, MathJax's among them, loaded: the mathematics arrives typeset, but its
+#: widths are those of its own fonts only once they have loaded.
+WAIT_FOR_FONTS = "() => document.fonts.ready.then(() => true)"
 
 
 #: How long no request may start or be in flight before a page counts as settled [ms].
@@ -471,13 +477,18 @@ def check_page(page_path, book_html, site, browser, build_dir):
                 problems.append(f"redirects to {final}, which does not exist")
         else:
             page.goto(url, wait_until="load")
-            # MathJax (deferred) typesets after load: wait for its first pass.
-            page.evaluate(WAIT_FOR_MATHJAX)
+            page.evaluate(WAIT_FOR_FONTS)
             settle(page, tab.pending, tab.started, problems)
             r = page.evaluate(PAGE_CHECKS, RAW_TEX)
             if r["hasMath"] and not r["mjx"]:
-                problems.append(f"the page has math but MathJax rendered none "
-                                f"(MathJax scripts: {r['mathjaxSrc']})")
+                problems.append("the page has math but none of it is typeset (the build's "
+                                "tools/sphinx_static_math.py did not run on it?)")
+            if r["mathjaxSrc"]:
+                problems.append(f"the page loads MathJax's script, which the book typesets at "
+                                f"build time: {r['mathjaxSrc']}")
+            if not r["mathFont"]:
+                problems.append("MathJax's fonts did not load (_static/static-math.css, "
+                                "_static/mathjax-fonts/)")
             if r["untypeset"]:
                 problems.append(f"{len(r['untypeset'])} math element(s) not typeset, e.g. "
                                 f"{r['untypeset'][:3]}")
@@ -767,7 +778,7 @@ READER_PATH_PENDING: set[str] = set()
 
 #: READER_CHECKS' results by (page, width), filled by test_page_in_browser: the page is loaded
 #: once, read at 1280 px, then resized to 390 px and read again (CSS media queries apply at
-#: once; MathJax's output does not depend on the width). When this was written, the 390 px
+#: once; the typeset mathematics does not depend on the width). When this was written, the 390 px
 #: results of a resize equalled those of a fresh load at 390 px on every page of the path, at a
 #: fifth of the cost.
 READER_RESULTS: dict[tuple[str, int], dict] = {}
@@ -815,8 +826,8 @@ def test_reader_path(page_path, width, book_html, site, browser, build_dir, requ
 def check_reader(page_path, width, book_html, site, browser, build_dir, request):
     """The checks ran in test_page_in_browser's load of the page, at both widths (its console
     errors are reported there). Run alone (-k), this test loads the page itself: at 1280 px in
-    a new page, at 390 px in one page object that goes from page to page (loaded, MathJax's
-    first pass awaited, no network-idle wait: nothing the checks read at this width arrives
+    a new page, at 390 px in one page object that goes from page to page (loaded, its fonts
+    awaited, no network-idle wait: nothing the checks read at this width arrives
     later; images are checked at 1280 px)."""
     if not (book_html / page_path).is_file():
         pytest.fail(f"{page_path} is not in the build")
@@ -828,7 +839,7 @@ def check_reader(page_path, width, book_html, site, browser, build_dir, request)
         page.on("pageerror", lambda e: console.append(f"uncaught: {e}"))
         try:
             page.goto(urljoin(site, page_path), wait_until="load")
-            page.evaluate(WAIT_FOR_MATHJAX)
+            page.evaluate(WAIT_FOR_FONTS)
             page.wait_for_load_state("networkidle", timeout=15_000)
             r = read_as_reader(page, page_path, width, build_dir)
         finally:
@@ -837,7 +848,7 @@ def check_reader(page_path, width, book_html, site, browser, build_dir, request)
         page = request.getfixturevalue("reader_phone")
         page.errors.clear()
         page.goto(urljoin(site, page_path), wait_until="load")
-        page.evaluate(WAIT_FOR_MATHJAX)
+        page.evaluate(WAIT_FOR_FONTS)
         r = read_as_reader(page, page_path, width, build_dir)
         console = list(page.errors)
     problems = reader_problems(r, page_path, width)

@@ -4,7 +4,7 @@
   with the English edition's reader checks (figures, tables and display equations within the
   column, the page not scrolling sideways, the visible-code budget, one search box, a
   key-results box on every chapter, no JavaScript error): each page loaded once, read at
-  1280 px, resized and read at 390 px, as tests/test_browser.py does. (The requests, MathJax,
+  1280 px, resized and read at 390 px, as tests/test_browser.py does. (The requests, mathematics,
   launch-link and solution checks of every English page are not repeated: the two editions are
   one build of the same sources in the same theme.)
 - Its Chinese text drawn in a font that has the glyphs: on the start page, a chapter and the
@@ -29,7 +29,7 @@ import pytest
 
 from conftest import REPO, skip_or_fail
 from llm_arithmetic.book.export import WIDGET_FALLBACK
-from test_browser import (PHONE, READER_PATH, VIEWPORT, WAIT_FOR_MATHJAX, browser,  # noqa: F401
+from test_browser import (PHONE, READER_PATH, VIEWPORT, WAIT_FOR_FONTS, browser,  # noqa: F401
                           read_as_reader, reader_problems, site)
 from test_browser_widgets import (WIDGET_IDS, WIDGET_PAGES, follow_controls,  # noqa: F401
                                   widget_page, widget_tab)
@@ -55,7 +55,7 @@ def test_chinese_reader_path(page_path, book_html, site, widget_page, build_dir)
         pytest.fail(f"{page_path} is not in the Chinese edition's build")
     page = widget_page  # at 1280 px
     page.goto(urljoin(site, page_path), wait_until="load")
-    page.evaluate(WAIT_FOR_MATHJAX)
+    page.evaluate(WAIT_FOR_FONTS)
     problems = []
     for viewport in (VIEWPORT, PHONE):
         page.set_viewport_size(viewport)
@@ -177,9 +177,9 @@ def test_chinese_widget_fallback_line(page_path, site, widget_page):  # noqa: F8
 
 #: What a page loads that neither the widgets' fallback line nor their failure line depends on
 #: (the line's text and its visibility: HTML, the stylesheets and, for the failure,
-#: widgets.js): MathJax's typesetting, the search index, the figures, the icons' script (1.5 MB,
-#: which rewrites the page's icons). Refused, each load of the two tests below costs about half.
-NOT_NEEDED_FOR_THE_LINES = ("**/_static/mathjax/**", "**/searchindex.js", "**/*.png",
+#: widgets.js): MathJax's fonts, the search index, the figures, the icons' script (1.5 MB,
+#: which rewrites the page's icons). Refused, each load of the two tests below costs less.
+NOT_NEEDED_FOR_THE_LINES = ("**/_static/mathjax-fonts/**", "**/searchindex.js", "**/*.png",
                             "**/_static/scripts/fontawesome.js*")
 
 

@@ -168,9 +168,9 @@ def test_chinese_calculator_labels_and_numbers(chinese_html, book_html):
             texts = {}
             for name, root in (("en", book_html), ("zh", chinese_html)):
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
-                # what the widget neither shows nor needs (MathJax's typesetting, the search
-                # index, the figures, the icons' script): refused, the loads cost a third less
-                for pattern in ("**/_static/mathjax/**", "**/searchindex.js", "**/*.png",
+                # what the widget neither shows nor needs (MathJax's fonts, the search index,
+                # the figures, the icons' script): refused, the loads cost less
+                for pattern in ("**/_static/mathjax-fonts/**", "**/searchindex.js", "**/*.png",
                                 "**/_static/scripts/fontawesome.js*"):
                     page.route(pattern, lambda route: route.abort())
                 page.goto((root / page_path).as_uri())

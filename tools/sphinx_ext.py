@@ -400,13 +400,11 @@ def setup(app: Any) -> dict[str, Any]:
 
 #: Extensions that return no metadata, so that Sphinx assumes them unsafe for a parallel build,
 #: warns (an error under -W) and reads serially. None keeps state that parallel readers would
-#: have to merge: sphinx-mathjax-offline copies MathJax's files at build-finished (main
-#: process); sphinx_multitoc_numbering (added by Jupyter Book) replaces the section-numbering
-#: step that runs after reading (main process); sphinx_jupyterbook_latex (added by Jupyter
-#: Book) sets things up only for a LaTeX builder, and its transforms store nothing in the
-#: environment.
-PARALLEL_SAFE_WITHOUT_SAYING = ("sphinx-mathjax-offline", "sphinx_multitoc_numbering",
-                                "sphinx_jupyterbook_latex")
+#: have to merge: sphinx_multitoc_numbering (added by Jupyter Book) replaces the
+#: section-numbering step that runs after reading (main process); sphinx_jupyterbook_latex
+#: (added by Jupyter Book) sets things up only for a LaTeX builder, and its transforms store
+#: nothing in the environment.
+PARALLEL_SAFE_WITHOUT_SAYING = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
 
 
 def _declare_parallel_safe(app: Any) -> None:
