@@ -407,6 +407,10 @@ SECTION_NUMBER_RE = re.compile(r'<span class="(?:section|caption)-number">[^<]*<
 
 #: The printed text of an SVG diagram (book/_static/diagrams/): its <title> and <text> elements.
 SVG_TEXT_RE = re.compile(r"<(?:text|title)\b[^>]*>([^<]*)</(?:text|title)>")
+#: A formula typeset at build time (tools/sphinx_static_math.py): MathJax's drawing, whose
+#: numbers are its geometry (widths and offsets in em, in its style attributes), not what it
+#: prints; what it prints is in the MathML beside it (``<mjx-assistive-mml>``), which is scanned.
+TYPESET_DRAWING_RE = re.compile(r"<mjx-math\b.*?</mjx-math>", re.S)
 
 
 def _index_titles(raw: str) -> str:
@@ -669,6 +673,7 @@ def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = 
             continue  # a binary file (an image) prints no number
         text = without_measured(path, root, text)
         if path.suffix == ".html":
+            text = TYPESET_DRAWING_RE.sub(" ", text)
             text = html.unescape(SECTION_NUMBER_RE.sub(" ", text))
         elif path.name == "searchindex.js":
             text = _index_titles(text)

@@ -393,9 +393,15 @@ def test_answer_scan_finds_answers(tmp_path):
     # a diagram: its geometry is not printed, its text is
     (tmp_path / "h.svg").write_text('<svg><rect x="1235" width="20632"/></svg>')
     (tmp_path / "i.svg").write_text('<svg><text x="1">about 1,235 tokens/s</text></svg>')
+    # a formula typeset at build time: its drawing's geometry is not printed, its MathML is
+    drawing = ('<mjx-container><mjx-math aria-hidden="true"><mjx-mtable style="min-width: '
+               '1235em;"></mjx-mtable></mjx-math><mjx-assistive-mml><math>{}</math>'
+               '</mjx-assistive-mml></mjx-container>')
+    (tmp_path / "j.html").write_text(drawing.format("<mi>x</mi>"))
+    (tmp_path / "k.html").write_text(drawing.format("<mn>20632</mn>"))
     leaks = make_student.answer_leaks(tmp_path, answers)
     assert {l.split(":")[0] for l in leaks} == {"a.html", "b.ipynb", "c.js", "h.html",
-                                                "g/searchindex.js", "i.svg"}, leaks
+                                                "g/searchindex.js", "i.svg", "k.html"}, leaks
 
 
 LAB = REPO / "notebooks" / "lab-measure-your-machine.ipynb"
