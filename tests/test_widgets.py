@@ -1104,9 +1104,10 @@ def test_frontier_in_the_page_equals_python(page):
 
 
 def test_the_serving_widget_follows_its_controls(page):
-    """The `serving` widget as a serving chapter would embed it (no chapter does yet): its
-    numbers and its frontier are Python's at the start, after each control moves, and at
-    390 px wide."""
+    """The `serving` widget (chapter 12 embeds it with its own settings; this one starts from
+    the widget's defaults) and an `estimate` widget given the serving outputs: their numbers
+    and frontier are Python's at the start and after each control moves; a draft, the images',
+    video's and audio's controls, the custom model's fallbacks, and the numbers at 390 px."""
     from test_browser_widgets import READ_WIDGET, check_widget, move_control, moves_for
 
     page.set_viewport_size({"width": 800, "height": 900})
