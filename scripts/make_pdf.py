@@ -96,6 +96,21 @@ def toc_entries(toc_path: Path = REPO / "_toc.yml") -> list[tuple[str | None, st
     return entries
 
 
+def edition_words(index) -> tuple[dict[str, str], str, str | None]:
+    """The edition's own words for what the printed book adds, from its built root page (`index`,
+    parsed): the parts' captions as its sidebar shows them, by _toc.yml's caption (in the
+    Chinese edition, the root catalog's translations), the theme's heading of a table of
+    contents ("Contents", "目录") and the book's title as the sidebar shows it (None if not)."""
+    parts = [part["caption"] for part in
+             yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf8")).get("parts", [])]
+    shown = [span.get_text(strip=True) for span in index.select("p.caption span.caption-text")]
+    captions = dict(zip(parts, shown)) if len(shown) == len(parts) else {}
+    heading = index.select_one("#jb-print-toc h2")
+    title = index.select_one(".logo__title")
+    return (captions, heading.get_text(strip=True) if heading else "Contents",
+            title.get_text(strip=True) if title else None)
+
+
 def anchor(docname: str, fragment: str = "") -> str:
     """The id, in the one document, of `fragment` on page `docname` (the page itself if empty)."""
     base = re.sub(r"[^A-Za-z0-9_-]", "-", docname)
@@ -164,6 +179,8 @@ def combined_html(html_dir: Path, out_dir: Path, base_url: str, title: str, auth
     root = entries[0][1]
     index = BeautifulSoup((html_dir / f"{root}.html").read_text(encoding="utf8"), "html.parser")
     lang = index.html.get("lang", "en")  # the edition's language (zh-CN: Chinese fonts)
+    captions, contents, shown_title = edition_words(index)
+    title = shown_title or title
     head = []
     for link in index.head.find_all("link", rel="stylesheet"):
         link["href"] = os.path.relpath(html_dir / posixpath.dirname(root) /
@@ -186,8 +203,9 @@ def combined_html(html_dir: Path, out_dir: Path, base_url: str, title: str, auth
         body.append(f'<section class="print-doc" id="{anchor(doc)}">{article}</section>')
         if caption and caption != caption_now:
             caption_now = caption
-            toc.append(f'<li class="part">{caption}</li>')
-            outline.append((0, anchor(doc), caption))
+            shown = captions.get(caption, caption)
+            toc.append(f'<li class="part">{shown}</li>')
+            outline.append((0, anchor(doc), shown))
         page = (pages or {}).get(anchor(doc), PAGE_PLACEHOLDER)
         toc.append(f'<li><a href="#{anchor(doc)}">{name}</a><span class="dots"></span>'
                    f'<span class="pg">{page}</span></li>')
@@ -199,7 +217,7 @@ def combined_html(html_dir: Path, out_dir: Path, base_url: str, title: str, auth
         '<body><div class="bd-content"><main class="bd-main">',
         f'<div class="print-title"><h1>{title}</h1><p>{author}</p><p>Version {version}</p>'
         f'<p><a href="{base_url}/">{base_url}/</a></p></div>',
-        '<nav class="print-toc"><h1>Contents</h1><ol>', *toc, "</ol></nav>",
+        f'<nav class="print-toc"><h1>{contents}</h1><ol>', *toc, "</ol></nav>",
         *body, "</main></div></body></html>"])
     return html, outline
 

@@ -92,6 +92,35 @@ def test_switcher_links_the_same_page_both_ways(book_html, chinese_html, doc):
                           ).resolve(), (page, link.group(1))
 
 
+def test_chinese_sidebar_names_the_book_and_its_parts_in_chinese(book_html, chinese_html):
+    """The book's title (sidebar and window title) and the parts of _toc.yml ("Foundations",
+    ...) in the Chinese edition's sidebar, on the start page and on a chapter, are the root
+    page's catalog's translations (they were once left in English: Jupyter Book inserts the
+    parts' captions after Sphinx has translated the page, and sets the site's title from
+    _config.yml)."""
+    from babel.messages.pofile import read_po
+
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf8"))
+    with open(LOCALE / f"{toc['root']}.po", "rb") as handle:
+        catalog = read_po(handle)
+    captions = [part["caption"] for part in toc["parts"]]
+    chinese = [catalog[c].string for c in captions]
+    assert all(chinese) and not set(chinese) & set(captions), chinese
+    caption_re = re.compile(r'<p aria-level="2" class="caption" role="heading">'
+                            r'<span class="caption-text">([^<]*)</span>')
+    english_title = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))["title"]
+    title = catalog[english_title].string
+    assert title and title != english_title
+    for doc in (toc["root"], "notebooks/06-roofline"):
+        page = (book_html / f"{doc}.html").read_text(encoding="utf8")
+        assert caption_re.findall(page) == captions, doc
+        assert re.search(rf'logo__title">{english_title}<', page), doc
+        page = (chinese_html / f"{doc}.html").read_text(encoding="utf8")
+        assert caption_re.findall(page) == chinese, doc
+        assert re.search(rf'logo__title">{title}<', page), doc
+        assert re.search(rf'<title>[^<]* &#8212; {title}</title>', page), doc
+
+
 def test_numbers_code_and_maths_need_no_translation():
     assert not editions.needs_translation("1,555")
     assert not editions.needs_translation("`h100-sxm`")

@@ -8,6 +8,7 @@ the PDF with pypdf. The whole book is printed by `make pdf` and the release work
 `make pdf` itself fails when a chapter of `_toc.yml` has no destination in the PDF.
 """
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -107,7 +108,7 @@ def test_internal_links_point_into_the_document(printed):
 
 def test_equations_are_typeset_not_tex(texts):
     text = "\n".join(texts)
-    assert "\\frac" not in text and "\\(" not in text  # MathJax ran before printing
+    assert "\\frac" not in text and "\\(" not in text  # typeset at build time
     assert "(6.1)" in text  # numbered equations keep their numbers
 
 
@@ -122,3 +123,36 @@ def test_make_pdf_is_a_make_target():
     assert "pypdf==" in (REPO / "requirements.txt").read_text(encoding="utf8")
     toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf8"))
     assert set(SAMPLE[1:]) <= {c["file"] for p in toc["parts"] for c in p["chapters"]}
+
+
+def test_the_chinese_edition_prints_its_own_part_names_and_contents(book_html, tmp_path):
+    """The Chinese PDF's front matter (assembled, not printed: a fraction of a second): its title
+    is the book's as the root page's catalog translates it, the contents' heading the theme's
+    Chinese for "Contents", its parts are named as the catalog translates them (they were
+    printed in English), and the outline says the same."""
+    from babel.messages.pofile import read_po
+
+    from scripts import make_pdf
+
+    chinese = book_html / "zh_CN"
+    if not (chinese / "index.html").is_file():
+        pytest.skip("no Chinese edition built")
+    import sphinx_book_theme
+
+    theme = (Path(sphinx_book_theme.__file__).parent / "theme" / "sphinx_book_theme" / "static"
+             / "locales" / "zh_CN" / "LC_MESSAGES" / "booktheme.po")
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf8"))
+    with open(REPO / "locale" / "zh_CN" / "LC_MESSAGES" / f"{toc['root']}.po", "rb") as handle:
+        catalog = read_po(handle)
+    first = toc["parts"][0]
+    html, outline = make_pdf.combined_html(chinese, tmp_path, "https://x", "t", "a", "1",
+                                           only={toc["root"], first["chapters"][0]["file"]})
+    with open(theme, "rb") as handle:
+        contents = read_po(handle)["Contents"].string
+    assert contents and f'<nav class="print-toc"><h1>{contents}</h1>' in html
+    title = catalog[yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))["title"]]
+    assert title.string and f'<div class="print-title"><h1>{title.string}</h1>' in html
+    part = catalog[first["caption"]].string
+    assert part and part != first["caption"]
+    assert f'<li class="part">{part}</li>' in html
+    assert [title for level, _, title in outline if level == 0] == [part]

@@ -223,6 +223,37 @@ def translatable_exercise_titles(app: Any) -> None:
     app.add_post_transform(ExerciseTitleMessages)
 
 
+class TranslatedPartCaptions(SphinxTransform):
+    """The parts' captions of the table of contents ("Foundations", "Serving", ...) in the
+    page's language. Jupyter Book inserts the toctrees that carry them into the root page
+    (sphinx-external-toc's transform, priority 100) after Sphinx's Locale transform (priority 20)
+    has translated the page, so the Chinese edition's sidebar and start page showed every part
+    in English although the root page's catalog translates them (the gettext builder extracts
+    the inserted captions). Here, just after the insertion, each caption takes its translation
+    from that catalog, as the Locale transform would have given it."""
+
+    default_priority = 101
+
+    def apply(self, **kwargs: Any) -> None:
+        from sphinx import addnodes
+        from sphinx.locale import init as init_locale
+        from sphinx.util.i18n import docname_to_domain
+
+        toctrees = [n for n in self.document.findall(addnodes.toctree) if n.get("rawcaption")]
+        if not toctrees or not self.config.language or self.config.language == "en":
+            return
+        domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
+        folders = [str(Path(self.env.srcdir) / d) for d in self.config.locale_dirs]
+        catalog, found = init_locale(folders, self.config.language, domain)
+        if not found:
+            return
+        for toctree in toctrees:
+            english = toctree["rawcaption"]
+            translated = catalog.gettext(english)
+            if translated != english:
+                toctree.apply_translated_message(english, translated)
+
+
 class ExerciseTitleMessages(SphinxPostTransform):
     """The gettext builder's half of `translatable_exercise_titles`: after sphinx-exercise's
     post-transform (priority 20) has folded an exercise's subtitle into a title node of its
@@ -382,6 +413,7 @@ def setup(app: Any) -> dict[str, Any]:
     glue_in_translations()
     app.add_config_value("book_data_tables", [], "env", types=[list])
     app.add_transform(GeneratedTableData)
+    app.add_transform(TranslatedPartCaptions)
     translatable_exercise_titles(app)
     # the language switcher (scripts/editions.py sets the editions when it builds them all)
     app.add_config_value("book_editions", [], "html", types=[list])
