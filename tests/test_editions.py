@@ -121,6 +121,23 @@ def test_chinese_sidebar_names_the_book_and_its_parts_in_chinese(book_html, chin
         assert re.search(rf'<title>[^<]* &#8212; {title}</title>', page), doc
 
 
+def test_chinese_header_buttons_and_search_box_speak_chinese(book_html, chinese_html):
+    """The theme's words around a chapter (the repository menu, the launch buttons' tips, the
+    search box, the colour-mode button) that the themes' own Chinese catalogs lack: in the
+    English page, none in the Chinese one (tools/sphinx_ext.py, EXTENSION_WORDS)."""
+    english_words = ['"Repository"', ">Repository<", ">Open issue<", '"Launch on Binder"',
+                     '"Launch interactive content"', '"Search this book..."', '"Color mode"',
+                     '"System Settings"', '"Source repositories"']
+    doc = "notebooks/06-roofline.html"
+    english = (book_html / doc).read_text(encoding="utf8")
+    chinese = (chinese_html / doc).read_text(encoding="utf8")
+    shown = [w for w in english_words if w.strip('"<>') in english]
+    assert len(shown) >= 6, shown  # the English page shows them (the list is not stale)
+    left = [w for w in shown if w in chinese]
+    assert not left, f"the Chinese edition shows these in English: {left}"
+    assert '"搜索..."' in chinese
+
+
 def test_numbers_code_and_maths_need_no_translation():
     assert not editions.needs_translation("1,555")
     assert not editions.needs_translation("`h100-sxm`")

@@ -126,6 +126,12 @@ def _config_inited(app: Any, config: Any) -> None:
     # the start page shows {{ version }}; Sphinx's version and release follow the package
     config.myst_substitutions = substitutions(config)
     config.version = config.release = package_version()
+    # Jupyter Book's search box text is English in every edition; without it, sphinx-book-theme
+    # writes its catalog's "Search" and "..." (EXTENSION_WORDS: 搜索...)
+    options = config.html_theme_options
+    if config.language not in (None, "", "en") and \
+            options.get("search_bar_text") == "Search this book...":
+        config.html_theme_options = {k: v for k, v in options.items() if k != "search_bar_text"}
 
 
 #: The editions' languages, their names as a reader looks for them, and where each edition's
@@ -371,10 +377,25 @@ def fast_chinese_search() -> None:
 
 #: Words an extension asks its own message catalog for that its catalog in the edition's language
 #: lacks: sphinx-exercise's Chinese catalog has "Solution to" but not "Solution", the title of
-#: every solution in the book's `solution_follow_exercise` style. {language: {(catalog, English):
-#: translation}}, consulted after the extension's own catalog.
+#: every solution in the book's `solution_follow_exercise` style; sphinx-book-theme's lacks the
+#: words of its header's buttons and menus (the repository menu, the launch buttons) and of its
+#: search box, pydata-sphinx-theme's those of its colour-mode button. (Its footer's "© Copyright"
+#: stays: its Chinese catalog "translates" it into the same English, which a fallback cannot
+#: override.) {language: {(catalog, English): translation}}, consulted after the extension's own
+#: catalog (whose words, such as its "Source repository" 源码库, these follow).
 EXTENSION_WORDS: dict[str, dict[tuple[str, str], str]] = {
-    "zh_CN": {("exercise", "Solution"): "解答"},
+    "zh_CN": {("exercise", "Solution"): "解答",
+              ("booktheme", "Repository"): "源码库",
+              ("booktheme", "Source repositories"): "源码库",
+              ("booktheme", "Open issue"): "创建议题",
+              ("booktheme", "Show source"): "显示源码",
+              ("booktheme", "Suggest edit"): "建议修改",
+              ("booktheme", "Launch on"): "启动",
+              ("booktheme", "Launch interactive content"): "启动交互式内容",
+              ("booktheme", "Search"): "搜索",
+              # pydata-sphinx-theme's (catalog "sphinx"): the colour-mode button
+              ("sphinx", "Color mode"): "颜色模式",
+              ("sphinx", "System Settings"): "跟随系统"},
 }
 
 
