@@ -50,8 +50,6 @@ gc.set_threshold(*gc.get_threshold()[:2], FULL_COLLECTIONS_AFTER)
 JOBS = int(os.environ.get("BOOK_JOBS") or 1)
 jupyter_book.sphinx.build_sphinx = functools.partial(jupyter_book.sphinx.build_sphinx, jobs=JOBS)
 
-REPO = Path(__file__).resolve().parents[1]
-
 #: BOOK_LANGUAGE=zh_CN builds the Chinese edition (scripts/editions.py): the same sources and
 #: committed outputs, every string through locale/zh_CN/LC_MESSAGES/<page>.po, into
 #: _build/html/zh_CN with its own doctrees (a translation is applied when a page is read).
@@ -65,24 +63,6 @@ NUMFIG_FORMAT = {"zh_CN": {"figure": "图 %s", "table": "表 %s", "code-block": 
                            "section": "第 %s 节"}}
 
 
-def edition_title(language: str) -> str | None:
-    """The book's title (_config.yml's ``title``) as the root page's catalog translates it (the
-    root page's heading is that title), for the edition's sidebar and window titles; None
-    where the catalog does not translate it."""
-    import yaml
-    from babel.messages.pofile import read_po
-
-    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))
-    root = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf8"))["root"]
-    po = REPO / "locale" / language / "LC_MESSAGES" / f"{root}.po"
-    if not po.is_file():
-        return None
-    with open(po, "rb") as handle:
-        message = read_po(handle).get(config["title"])
-    return message.string if message is not None and message.string and not message.fuzzy \
-        else None
-
-
 def _build_edition(build, sourcedir, outputdir, **kwargs):
     overrides = dict(kwargs.pop("confoverrides", None) or {})
     if EDITIONS:
@@ -93,9 +73,6 @@ def _build_edition(build, sourcedir, outputdir, **kwargs):
         overrides["language"] = LANGUAGE
         if LANGUAGE in NUMFIG_FORMAT:
             overrides["numfig_format"] = NUMFIG_FORMAT[LANGUAGE]
-        title = edition_title(LANGUAGE)
-        if title:
-            overrides["html_title"] = title
         kwargs["doctreedir"] = Path(outputdir).parent / f".doctrees-{LANGUAGE}"
         outputdir = Path(outputdir) / LANGUAGE
     return build(sourcedir, outputdir, confoverrides=overrides, **kwargs)

@@ -101,8 +101,7 @@ def edition_words(index) -> tuple[dict[str, str], str, str | None]:
     parsed): the parts' captions as its sidebar shows them, by _toc.yml's caption (in the
     Chinese edition, the root catalog's translations), the theme's heading of a table of
     contents ("Contents", "目录") and the book's title as the sidebar shows it (None if not)."""
-    parts = [part["caption"] for part in
-             yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf8")).get("parts", [])]
+    parts = list(dict.fromkeys(caption for caption, _ in toc_entries() if caption))
     shown = [span.get_text(strip=True) for span in index.select("p.caption span.caption-text")]
     captions = dict(zip(parts, shown)) if len(shown) == len(parts) else {}
     heading = index.select_one("#jb-print-toc h2")

@@ -14,8 +14,8 @@ pytest-xdist runs them side by side. On each page:
 - no JavaScript error (console errors and uncaught exceptions): none is whitelisted;
 - mathematics arrives typeset (by MathJax at build time, tools/sphinx_static_math.py): every
   `.math` element holds an `mjx-container` whose characters' font has loaded, no page loads
-  MathJax's script, no `mjx-merror` (a TeX error), and no raw TeX (`$$`, `\\frac`, `\\(`, `$x_{i}$`, ...) is left in the
-  text outside code;
+  MathJax's script, no `mjx-merror` (a TeX error), and no raw TeX (`$$`, `\\frac`, `\\(`,
+  `$x_{i}$`, ...) is left in the text outside code;
 - every image has loaded (naturalWidth > 0);
 - exercise solutions (sphinx-exercise `{solution}` with `:class: dropdown`) are collapsed until
   their title is clicked, and open when it is;

@@ -229,6 +229,20 @@ def translatable_exercise_titles(app: Any) -> None:
     app.add_post_transform(ExerciseTitleMessages)
 
 
+def page_catalog(config: Any, srcdir: Any, docname: str) -> Any:
+    """Page ``docname``'s compiled catalog in the edition's language (``locale_dirs``), as
+    Sphinx's Locale transform reads it; None for English or where there is none."""
+    from sphinx.locale import init as init_locale
+    from sphinx.util.i18n import docname_to_domain
+
+    if not config.language or config.language == "en":
+        return None
+    domain = docname_to_domain(docname, config.gettext_compact)
+    folders = [str(Path(srcdir) / d) for d in config.locale_dirs]
+    catalog, found = init_locale(folders, config.language, domain)
+    return catalog if found else None
+
+
 class TranslatedPartCaptions(SphinxTransform):
     """The parts' captions of the table of contents ("Foundations", "Serving", ...) in the
     page's language. Jupyter Book inserts the toctrees that carry them into the root page
@@ -242,22 +256,24 @@ class TranslatedPartCaptions(SphinxTransform):
 
     def apply(self, **kwargs: Any) -> None:
         from sphinx import addnodes
-        from sphinx.locale import init as init_locale
-        from sphinx.util.i18n import docname_to_domain
 
         toctrees = [n for n in self.document.findall(addnodes.toctree) if n.get("rawcaption")]
-        if not toctrees or not self.config.language or self.config.language == "en":
-            return
-        domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
-        folders = [str(Path(self.env.srcdir) / d) for d in self.config.locale_dirs]
-        catalog, found = init_locale(folders, self.config.language, domain)
-        if not found:
-            return
-        for toctree in toctrees:
+        catalog = toctrees and page_catalog(self.config, self.env.srcdir, self.env.docname)
+        for toctree in toctrees if catalog else ():
             english = toctree["rawcaption"]
             translated = catalog.gettext(english)
             if translated != english:
                 toctree.apply_translated_message(english, translated)
+
+
+def _translated_title(app: Any, env: Any) -> None:
+    """The book's title (``html_title``: _config.yml's ``title``, which Jupyter Book sets) as
+    the root page's catalog translates it (the root page's heading is that title), for the
+    edition's sidebar and window titles. Set once the pages are read (the catalogs are compiled
+    by then) and before the HTML builder reads it for its pages."""
+    catalog = page_catalog(app.config, app.srcdir, app.config.root_doc)
+    if catalog is not None and app.config.html_title:
+        app.config.html_title = catalog.gettext(app.config.html_title)
 
 
 class ExerciseTitleMessages(SphinxPostTransform):
@@ -435,6 +451,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("book_data_tables", [], "env", types=[list])
     app.add_transform(GeneratedTableData)
     app.add_transform(TranslatedPartCaptions)
+    app.connect("env-updated", _translated_title)
     translatable_exercise_titles(app)
     # the language switcher (scripts/editions.py sets the editions when it builds them all)
     app.add_config_value("book_editions", [], "html", types=[list])

@@ -148,13 +148,10 @@ def _typeset_pages(app: Any, exception: Exception | None) -> None:
     except (OSError, RuntimeError, ValueError) as error:
         logger.warning(f"the book's mathematics was not typeset: {error}")
         return
-    where = {}
-    for docname, items in store.items():
-        for item in items:
-            where.setdefault(tuple(item), docname)
     for index, message in errors:
-        tex, _ = everything[index]
-        logger.warning(f"TeX error: {message}: {tex[:120]!r}", location=where[everything[index]])
+        tex, display = everything[index]
+        page = next(doc for doc, items in store.items() if [tex, display] in items)
+        logger.warning(f"TeX error: {message}: {tex[:120]!r}", location=page)
     by_item = {item: out for item, out in zip(everything, drawn) if out}
     for path, page in written.values():
         path.write_text(typeset(page, by_item), encoding="utf8")
