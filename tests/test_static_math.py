@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -113,4 +112,3 @@ def test_a_small_book_arrives_typeset(tmp_path):
     (src / "other.rst").write_text(PAGES["other.rst"].replace("\\sqrt{x}", "\\frac{x"))
     warnings = build(src, out)
     assert re.search(r"other\.rst: WARNING: TeX error: .*'\\\\frac\{x'", warnings), warnings
-    shutil.rmtree(tmp_path)
