@@ -38,6 +38,9 @@ import yaml
 from bs4 import BeautifulSoup
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # tools/
+from tools.sphinx_ext import UNCATALOGUED_WORDS  # noqa: E402  (the title page's words)
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--no-first-run", "--disable-sync",
@@ -180,6 +183,9 @@ def combined_html(html_dir: Path, out_dir: Path, base_url: str, title: str, auth
     lang = index.html.get("lang", "en")  # the edition's language (zh-CN: Chinese fonts)
     captions, contents, shown_title = edition_words(index)
     title = shown_title or title
+    words = UNCATALOGUED_WORDS.get(lang.replace("-", "_"), {})
+    author = words.get(author, author)
+    version_line = words.get("Version {version}", "Version {version}").format(version=version)
     head = []
     for link in index.head.find_all("link", rel="stylesheet"):
         link["href"] = os.path.relpath(html_dir / posixpath.dirname(root) /
@@ -214,7 +220,7 @@ def combined_html(html_dir: Path, out_dir: Path, base_url: str, title: str, auth
         "<!DOCTYPE html>", f'<html lang="{lang}"><head><meta charset="utf-8">',
         f"<title>{title}</title>", *head, f"<style>{PRINT_CSS}</style>", "</head>",
         '<body><div class="bd-content"><main class="bd-main">',
-        f'<div class="print-title"><h1>{title}</h1><p>{author}</p><p>Version {version}</p>'
+        f'<div class="print-title"><h1>{title}</h1><p>{author}</p><p>{version_line}</p>'
         f'<p><a href="{base_url}/">{base_url}/</a></p></div>',
         f'<nav class="print-toc"><h1>{contents}</h1><ol>', *toc, "</ol></nav>",
         *body, "</main></div></body></html>"])

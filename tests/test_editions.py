@@ -138,6 +138,38 @@ def test_chinese_header_buttons_and_search_box_speak_chinese(book_html, chinese_
     assert '"搜索..."' in chinese
 
 
+UI_TEXT_RE = re.compile(r'\b(?:title|aria-label|alt)="([^"<>]*)"'
+                        r'|<p class="(?:collapsed|expanded) admonition-title">([^<]*)</p>')
+
+
+def ui_texts(page: str) -> set[str]:
+    """The texts of a page's attributes a reader's tools show or read aloud (title,
+    aria-label, alt) and of its hidden cells' toggles, without those holding a digit (a
+    citation's title names its year: a work is cited in its own language)."""
+    texts = {a or b for a, b in UI_TEXT_RE.findall(page)}
+    return {t for t in texts if t and not re.search(r"\d", t)}
+
+
+def test_chinese_pages_write_no_english_tips_labels_or_toggles(book_html, chinese_html):
+    """The words the themes, Sphinx and myst-nb write around a page without asking a catalog,
+    or that their Chinese catalogs lack (permalinks' tips, the sidebar buttons, navigation
+    landmarks, logos' alternative text, the hidden cells' "Show code cell source", the
+    footer's copyright): the English page shows them, the Chinese one none of them
+    (tools/sphinx_ext.py, EXTENSION_WORDS and UNCATALOGUED_WORDS)."""
+    # a chapter (equations, figures, tables, citations) and an exercise notebook (hidden cells)
+    docs = ["notebooks/06-roofline.html", "notebooks/exercises/ex06-roofline.html"]
+    english, chinese = ("".join((root / doc).read_text(encoding="utf8") for doc in docs)
+                        for root in (book_html, chinese_html))
+    shown = ui_texts(english)
+    assert {"Link to this heading", "Link to this equation", "Toggle primary sidebar",
+            "Show code cell source", "Colab logo"} <= shown  # the list is not stale
+    left = sorted(t for t in shown & ui_texts(chinese) if re.search("[A-Za-z]{2}", t))
+    assert not left, f"the Chinese edition writes these in English: {left}"
+    assert "© Copyright" in english and "© 版权所有 " in chinese and "© Copyright" not in chinese
+    moved = (chinese_html / "notebooks" / "ch01-puzzle.html").read_text(encoding="utf8")
+    assert '<html lang="zh-CN">' in moved and "本页已移至" in moved, moved
+
+
 def test_numbers_code_and_maths_need_no_translation():
     assert not editions.needs_translation("1,555")
     assert not editions.needs_translation("`h100-sxm`")

@@ -129,7 +129,8 @@ def test_the_chinese_edition_prints_its_own_part_names_and_contents(book_html, t
     """The Chinese PDF's front matter (assembled, not printed: a fraction of a second): its title
     is the book's as the root page's catalog translates it, the contents' heading the theme's
     Chinese for "Contents", its parts are named as the catalog translates them (they were
-    printed in English), and the outline says the same."""
+    printed in English), and the outline says the same; the author and the version line are
+    Chinese (tools/sphinx_ext.UNCATALOGUED_WORDS)."""
     from babel.messages.pofile import read_po
 
     from scripts import make_pdf
@@ -145,13 +146,16 @@ def test_the_chinese_edition_prints_its_own_part_names_and_contents(book_html, t
     with open(REPO / "locale" / "zh_CN" / "LC_MESSAGES" / f"{toc['root']}.po", "rb") as handle:
         catalog = read_po(handle)
     first = toc["parts"][0]
-    html, outline = make_pdf.combined_html(chinese, tmp_path, "https://x", "t", "a", "1",
-                                           only={toc["root"], first["chapters"][0]["file"]})
+    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))
+    html, outline = make_pdf.combined_html(chinese, tmp_path, "https://x", "t", config["author"],
+                                           "1.2", only={toc["root"], first["chapters"][0]["file"]})
     with open(theme, "rb") as handle:
         contents = read_po(handle)["Contents"].string
     assert contents and f'<nav class="print-toc"><h1>{contents}</h1>' in html
-    title = catalog[yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))["title"]]
+    title = catalog[config["title"]]
     assert title.string and f'<div class="print-title"><h1>{title.string}</h1>' in html
+    # the author and the version in Chinese too (they were printed in English)
+    assert f'<h1>{title.string}</h1><p>《{title.string}》作者</p><p>版本 1.2</p>' in html
     part = catalog[first["caption"]].string
     assert part and part != first["caption"]
     assert f'<li class="part">{part}</li>' in html

@@ -39,7 +39,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from tools import sphinx_speed
 
-__all__ = ["setup", "redirect_html", "renumber_unnumbered"]
+__all__ = ["setup", "redirect_html", "renumber_unnumbered", "translate_attributes"]
 
 
 def _relative(source: str, target: str) -> str:
@@ -48,20 +48,24 @@ def _relative(source: str, target: str) -> str:
     return posixpath.relpath(f"{target}.html", here)
 
 
-def redirect_html(source: str, target: str) -> str:
-    """The static page that replaces ``source`` and forwards to ``target``."""
+def redirect_html(source: str, target: str, language: str = "en") -> str:
+    """The static page that replaces ``source`` and forwards to ``target``, in the edition's
+    ``language`` (UNCATALOGUED_WORDS)."""
     url = html.escape(_relative(source, target), quote=True)
+    words = UNCATALOGUED_WORDS.get(language, {})
+    moved, has_moved = (words.get(w, w) for w in ("Moved to", "This page has moved: {link}."))
+    link = f'<a href="{url}">{html.escape(target)}</a>'
     return "\n".join([
         "<!DOCTYPE html>",
-        '<html lang="en">',
+        f'<html lang="{language.replace("_", "-")}">',
         "<head>",
         '<meta charset="utf-8">',
         f'<meta http-equiv="refresh" content="0; url={url}">',
         f'<link rel="canonical" href="{url}">',
-        f"<title>Moved to {html.escape(target)}</title>",
+        f"<title>{moved} {html.escape(target)}</title>",
         f"<script>location.replace({url!r} + location.hash);</script>",
         "</head>",
-        f'<body><p>This page has moved: <a href="{url}">{html.escape(target)}</a>.</p></body>',
+        f"<body><p>{has_moved.format(link=link)}</p></body>",
         "</html>",
         "",
     ])
@@ -78,7 +82,8 @@ def _write_redirects(app: Any, exception: Exception | None) -> None:
             raise ValueError(f"book_redirects: {source!r} -> {target!r}, which is not a page")
         path = out / f"{source}.html"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(redirect_html(source, target), encoding="utf8")
+        path.write_text(redirect_html(source, target, app.config.language or "en"),
+                        encoding="utf8")
 
 
 def renumber_unnumbered(fignumbers: dict[str, dict[str, dict[str, tuple[int, ...]]]]) -> dict:
@@ -392,13 +397,14 @@ def fast_chinese_search() -> None:
 
 
 #: Words an extension asks its own message catalog for that its catalog in the edition's language
-#: lacks: sphinx-exercise's Chinese catalog has "Solution to" but not "Solution", the title of
-#: every solution in the book's `solution_follow_exercise` style; sphinx-book-theme's lacks the
-#: words of its header's buttons and menus (the repository menu, the launch buttons) and of its
-#: search box, pydata-sphinx-theme's those of its colour-mode button. (Its footer's "© Copyright"
-#: stays: its Chinese catalog "translates" it into the same English, which a fallback cannot
-#: override.) {language: {(catalog, English): translation}}, consulted after the extension's own
-#: catalog (whose words, such as its "Source repository" 源码库, these follow).
+#: lacks or gets wrong: sphinx-exercise's Chinese catalog has "Solution to" but not "Solution",
+#: the title of every solution in the book's `solution_follow_exercise` style; sphinx-book-theme's
+#: lacks the words of its header's buttons and menus (the repository menu, the launch buttons and
+#: their logos' alternative text) and of its search box, and prints "Print to PDF" in Taiwan's
+#: wording (列印成 PDF); Sphinx's lacks the tips of its permalinks ("Link to this heading", ...);
+#: pydata-sphinx-theme's those of its colour-mode button, and it "translates" its footer's "©
+#: Copyright" into the same English. {language: {(catalog, English): translation}}; each word
+#: is set in the extension's catalog, in place of what that catalog had.
 EXTENSION_WORDS: dict[str, dict[tuple[str, str], str]] = {
     "zh_CN": {("exercise", "Solution"): "解答",
               ("booktheme", "Repository"): "源码库",
@@ -409,14 +415,90 @@ EXTENSION_WORDS: dict[str, dict[tuple[str, str], str]] = {
               ("booktheme", "Launch on"): "启动",
               ("booktheme", "Launch interactive content"): "启动交互式内容",
               ("booktheme", "Search"): "搜索",
-              # pydata-sphinx-theme's (catalog "sphinx"): the colour-mode button
+              ("booktheme", "logo"): "标志",
+              ("booktheme", "Print to PDF"): "打印为 PDF",
+              # Sphinx's own (catalog "sphinx"): its permalinks' tips
+              ("sphinx", "Link to this heading"): "链接到此标题",
+              ("sphinx", "Link to this equation"): "链接到此公式",
+              ("sphinx", "Link to this table"): "链接到此表格",
+              ("sphinx", "Link to this term"): "链接到此术语",
+              ("sphinx", "Link to this image"): "链接到此图片",
+              ("sphinx", "Link to this code"): "链接到此代码",
+              ("sphinx", "Link to this definition"): "链接到此定义",
+              # pydata-sphinx-theme's (catalog "sphinx"): the colour-mode button, the footer
               ("sphinx", "Color mode"): "颜色模式",
-              ("sphinx", "System Settings"): "跟随系统"},
+              ("sphinx", "System Settings"): "跟随系统",
+              ("sphinx", "© Copyright %(copyright)s."): "© 版权所有 %(copyright)s。"},
+}
+
+#: Texts the themes and extensions write without asking any catalog: as attributes (a screen
+#: reader reads them; a pointer's tip shows a title), sphinx-book-theme's sidebar buttons and its
+#: navigation landmarks, myst-nb's toggle of a hidden cell, the language switcher's landmark
+#: (:func:`edition_switcher`); as text, myst-nb's prompts of a hidden cell ("Show code cell
+#: source", its ``nb_code_prompt_show`` with the part filled in), this extension's redirect
+#: pages and the printed book's title page (``make pdf``: the author and the version). An attribute is replaced only where its whole ``title``, ``aria-label`` or ``alt``
+#: value is the English (:func:`translate_attributes`, on every page the edition writes); a
+#: prompt where it is the whole prompt (:class:`TranslatedCellPrompts`). {language: {English:
+#: translation}}
+UNCATALOGUED_WORDS: dict[str, dict[str, str]] = {
+    "zh_CN": {"Toggle primary sidebar": "切换主侧边栏",
+              "Toggle secondary sidebar": "切换次侧边栏",
+              "Main": "主导航",
+              "Page": "本页目录",
+              "Toggle hidden content": "显示或隐藏内容",
+              "Language": "语言",
+              "Show code cell source": "显示代码",
+              "Hide code cell source": "隐藏代码",
+              "Show code cell output": "显示输出",
+              "Hide code cell output": "隐藏输出",
+              "Show code cell content": "显示单元格",
+              "Hide code cell content": "隐藏单元格",
+              "Moved to": "已移至",
+              "This page has moved: {link}.": "本页已移至：{link}。",
+              # the printed book's title page (scripts/make_pdf.py)
+              "Version {version}": "版本 {version}",
+              "The LLM Inference Arithmetic authors": "《LLM 推理算术》作者"},
 }
 
 
+class TranslatedCellPrompts(SphinxPostTransform):
+    """myst-nb's prompts on a hidden cell's toggle ("Show code cell source", ...) in the
+    edition's language (UNCATALOGUED_WORDS): myst-nb fills its English ``nb_code_prompt_show``
+    in when it wraps the cell (a post-transform, priority 199), asking no catalog."""
+
+    default_priority = 200
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        words = UNCATALOGUED_WORDS.get(self.config.language or "en")
+        if not words:
+            return
+        for node in self.document.findall(nodes.Element):
+            if type(node).__name__ == "HideCodeCellNode":  # myst_nb.sphinx_'s
+                for key in ("prompt_show", "prompt_hide"):
+                    node[key] = words.get(node[key], node[key])
+
+
+_ATTRIBUTE_RE = re.compile(r'\b(title|aria-label|alt)="([^"<>]*)"')
+
+
+def translate_attributes(page: str, words: dict[str, str]) -> str:
+    """``page`` with every ``title``, ``aria-label`` or ``alt`` attribute whose whole value is
+    a key of ``words`` given that key's translation (a value in other words, or in a page's
+    text, is left as it is).
+
+    >>> translate_attributes('<nav aria-label="Main"><a title="Main road">Main</a></nav>',
+    ...                      {"Main": "主导航"})
+    '<nav aria-label="主导航"><a title="Main road">Main</a></nav>'
+    """
+    def one(m: re.Match) -> str:
+        word = words.get(html.unescape(m.group(2)))
+        return m.group(0) if word is None else f'{m.group(1)}="{html.escape(word)}"'
+    return _ATTRIBUTE_RE.sub(one, page)
+
+
 class _Words(gettext.NullTranslations):
-    """A fallback catalog of a few words.
+    """A catalog of a few words, for an extension that has none in the edition's language.
 
     >>> _Words({"Solution": "解答"}).gettext("Solution"), _Words({}).gettext("Exercise")
     ('解答', 'Exercise')
@@ -431,18 +513,34 @@ class _Words(gettext.NullTranslations):
 
 
 def _extension_words(app: Any) -> None:
+    """EXTENSION_WORDS set in each extension's catalog: in the catalog object itself, which the
+    templates were handed when the builder was made (a new object in its place would not reach
+    them); where the extension has no catalog in the language, a :class:`_Words`. Then the
+    pages' attribute texts (UNCATALOGUED_WORDS), as each page is rendered."""
     from sphinx import locale
 
+    language = app.config.language or "en"
     by_catalog: dict[str, dict[str, str]] = {}
-    for (catalog, english), word in EXTENSION_WORDS.get(app.config.language, {}).items():
+    for (catalog, english), word in EXTENSION_WORDS.get(language, {}).items():
         by_catalog.setdefault(catalog, {})[english] = word
     for catalog, words in by_catalog.items():
         key = ("general", catalog)
         own = locale.translators.get(key)
-        if own is None or own.__class__ is gettext.NullTranslations:
+        if isinstance(own, gettext.GNUTranslations):
+            own._catalog.update(words)  # found before the catalog's own fallbacks
+        elif own is None or own.__class__ is gettext.NullTranslations:
             locale.translators[key] = _Words(words)
         else:
             own.add_fallback(_Words(words))
+    attributes = UNCATALOGUED_WORDS.get(language)
+    templates = getattr(app.builder, "templates", None)
+    if attributes and templates is not None:
+        render = templates.render
+
+        def render_translated(template: str, context: dict) -> str:
+            return translate_attributes(render(template, context), attributes)
+
+        templates.render = render_translated
 
 
 def setup(app: Any) -> dict[str, Any]:
@@ -451,6 +549,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("book_data_tables", [], "env", types=[list])
     app.add_transform(GeneratedTableData)
     app.add_transform(TranslatedPartCaptions)
+    app.add_post_transform(TranslatedCellPrompts)
     app.connect("env-updated", _translated_title)
     translatable_exercise_titles(app)
     # the language switcher (scripts/editions.py sets the editions when it builds them all)
