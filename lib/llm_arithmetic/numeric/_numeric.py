@@ -9601,8 +9601,8 @@ def ops_per_byte(*, peak_flops, bandwidth):
 
 def overlapped_time(*, work_time, comm_time):
     """Lower bound on a step whose communication runs while the chip computes: the longer of
-    its work (memory traffic and arithmetic) and its communication. Engines overlap them by
-    splitting a batch or a prompt in two and letting one half compute while the other
+    its work (memory traffic and arithmetic) and its communication. An engine can overlap them
+    by splitting a batch or a prompt in two and letting one half compute while the other
     communicates (DeepSeek's two microbatches; a prefill's chunks); the serialized sum
     t_work + t_comm is what a step costs without that, a bound only for an engine that
     waits.

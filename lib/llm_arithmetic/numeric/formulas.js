@@ -962,7 +962,7 @@ export function ops_per_byte({peak_flops, bandwidth} = {}) {
   return peak_flops/bandwidth;
 }
 
-/** Lower bound on a step whose communication runs while the chip computes: the longer of its work (memory traffic and arithmetic) and its communication. Engines overlap them by splitting a batch or a prompt in two and letting one half compute while the other communicates (DeepSeek's two microbatches; a prefill's chunks); the serialized sum t_work + t_comm is what a step costs without that, a bound only for an engine that waits. [s] */
+/** Lower bound on a step whose communication runs while the chip computes: the longer of its work (memory traffic and arithmetic) and its communication. An engine can overlap them by splitting a batch or a prompt in two and letting one half compute while the other communicates (DeepSeek's two microbatches; a prefill's chunks); the serialized sum t_work + t_comm is what a step costs without that, a bound only for an engine that waits. [s] */
 export function overlapped_time({work_time, comm_time} = {}) {
   return Math.max(comm_time, work_time);
 }
@@ -4341,7 +4341,7 @@ export const FORMULAS = {
    "work_time",
    "comm_time"
   ],
-  "summary": "Lower bound on a step whose communication runs while the chip computes: the longer of its work (memory traffic and arithmetic) and its communication. Engines overlap them by splitting a batch or a prompt in two and letting one half compute while the other communicates (DeepSeek's two microbatches; a prefill's chunks); the serialized sum t_work + t_comm is what a step costs without that, a bound only for an engine that waits.",
+  "summary": "Lower bound on a step whose communication runs while the chip computes: the longer of its work (memory traffic and arithmetic) and its communication. An engine can overlap them by splitting a batch or a prompt in two and letting one half compute while the other communicates (DeepSeek's two microbatches; a prefill's chunks); the serialized sum t_work + t_comm is what a step costs without that, a bound only for an engine that waits.",
   "unit": "s"
  },
  "padded_cells": {
