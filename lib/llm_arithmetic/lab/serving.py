@@ -56,8 +56,9 @@ Assumptions (each one can only raise a bound, so that a bound stays a bound)
    the largest batch).
 6. **Lengths.** Where the mean prompt length is not stated (every MLPerf row; the TensorRT-LLM
    DeepSeek FP8-KV row), no prefill is charged and the cache holds the generated tokens only:
-   the bound is looser, never lower. SGLang's "1K", "2K", "4K" prompts are read as 1,000, 2,000
-   and 4,000 tokens (fewer FLOPs per token than 1,024...).
+   the bound is looser, never lower. SGLang's "1K" and "2K" prompts are read as 1,000 and 2,000
+   tokens (fewer FLOPs per token than 1,024...); its "4K" row carries the 4,096 tokens the blog's
+   prefill profile table states for the same run.
 7. **Excluded.** Speculative rows (MTP; SGLang's simulated MTP; DeepSeek's profile, which
    includes MTP): a step can yield several tokens. Rows without a workload (``bound_ready =
    no``). Production averages on H800 (no catalog chip; see 3).
