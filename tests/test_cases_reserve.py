@@ -1,6 +1,7 @@
-"""Chapter 15's memory reserve on Apple silicon against macOS's default GPU working set as
-llama.cpp logged it (``recommendedMaxWorkingSetSize``, in MiB: ggml-metal.m divided it by
-1024 * 1024 before mid-November 2023), by the Mac's memory, not against the library's constants."""
+"""Chapter 15's memory reserve on Apple silicon, and the memory chapters 18 and 19 let a model use
+on a Mac, against macOS's default GPU working set as llama.cpp logged it
+(``recommendedMaxWorkingSetSize``, in MiB: ggml-metal.m divided it by 1024 * 1024 before
+mid-November 2023), by the Mac's memory, not against the library's constants."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -29,6 +30,16 @@ def test_an_apple_reserve_is_what_macos_withholds(gib, logged_mib, where):
 
     mac = replace(get_hardware("m2-max"), capacity=gib * GiB)
     assert reserve_share(mac) == pytest.approx(1 - logged_mib * MiB / (gib * GiB), abs=1e-5)
+
+
+@pytest.mark.parametrize("gib, logged_mib, where", LOGGED)
+def test_a_mac_s_usable_memory_is_the_logged_working_set(gib, logged_mib, where):
+    """Chapters 18 and 19: what a model may use on a Mac of that memory is the logged working set
+    (to the log's two decimals), at every size, not only 8 GB."""
+    from llm_arithmetic.book.reproductions import mac_usable
+
+    mac = replace(get_hardware("m2-pro"), capacity=gib * GiB)
+    assert mac_usable(mac) / MiB == pytest.approx(logged_mib, abs=0.01)
 
 
 def test_chapter_15_m2_max_batch_follows_the_logged_working_set():

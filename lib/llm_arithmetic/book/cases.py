@@ -3,7 +3,7 @@
 * :data:`RESERVE_SHARE` -- the share of a device's memory kept back for activations, the runtime
   and the operating system (an assumption of the chapter);
 * :func:`reserve_share` -- that share for one chip (on Apple silicon, what macOS withholds from
-  the GPU: a third up to 32 GiB, a quarter above);
+  the GPU: :func:`~llm_arithmetic.catalog.macos.macos_gpu_share`);
 * :func:`on` -- :func:`~llm_arithmetic.estimate` on n chips working as one (:func:`as_one`), with
   the reserve;
 * :func:`read_bytes` -- the weight bytes one decode step of one sequence reads;
@@ -19,51 +19,30 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..catalog.macos import macos_gpu_share
 from ..catalog.model import Model
-from ..core.units import GiB
 from ..estimate import estimate
 from ..formulas import memory
 
-__all__ = ["RESERVE_SHARE", "MACOS_GPU_SHARE_SMALL", "MACOS_GPU_SHARE_LARGE",
-           "MACOS_SMALL_MAX", "reserve_share", "on", "as_one", "read_bytes",
+__all__ = ["RESERVE_SHARE", "reserve_share", "on", "as_one", "read_bytes",
            "tps", "laptop_case", "full_batch", "grouped_variants", "experts_at_full_batch",
            "bytes_breakdown_figure", "cache_share"]
 
 #: Memory kept back on every device but Apple silicon: an assumption of the chapter.
 RESERVE_SHARE = 0.10
-# On Apple silicon the GPU may use only Metal's ``recommendedMaxWorkingSetSize`` of the unified
-# memory. Apple documents no figure for it; llama.cpp logs it at start-up. Builds before
-# mid-November 2023 print it in MiB under the label "MB" (ggml-metal.m divided by 1024 * 1024;
-# ggml-org/ggml commit 98b3155, 17 Nov 2023, switched the line to 1e6 bytes). Logs of 2023:
-#   8 GiB  5461.34 MiB  = 2/3  (li-plus/chatglm.cpp issue 76)
-#  16 GiB 10922.67 MiB  = 2/3  (M1 Pro; abetlen/llama-cpp-python issue 687)
-#  32 GiB 21845.34 MiB  = 2/3  (M1 Max; ggml-org/llama.cpp PR 2011; M2 Max: ollama/ollama issue 434)
-#  64 GiB 49152.00 MiB  = 3/4  (M1 Max; ggml-org/llama.cpp issue 1870)
-#  96 GiB 73728.00 MiB  = 3/4  (M2 Max, chapter 15's; ggml-org/llama.cpp issue 3213)
-# No cited log covers 33 to 63 GiB; the rule puts those Macs (36, 48 GiB) with the larger ones.
-# macOS 26 gives more (a 128 GiB M5 Max 107.52 GiB, 84 %: antirez/ds4 PR 893), and
-# ``sudo sysctl iogpu.wired_limit_mb=N`` sets it (0: the default; ark.marianposaceanu.com,
-# "Apple Silicon GPU memory limits"); the chapter keeps the default of the logs above.
-#: Share of the memory macOS lets the GPU use on a Mac of at most :data:`MACOS_SMALL_MAX`.
-MACOS_GPU_SHARE_SMALL = 2 / 3
-#: Share of the memory macOS lets the GPU use on a larger Mac.
-MACOS_GPU_SHARE_LARGE = 3 / 4
-#: The largest memory [B] at which macOS's share is :data:`MACOS_GPU_SHARE_SMALL` (32 GiB).
-MACOS_SMALL_MAX = 32 * GiB
 
 
 def reserve_share(chip: Any, share: float = RESERVE_SHARE) -> float:
     """Share of a chip's memory kept back: on Apple silicon what macOS withholds from the GPU,
-    1 - 2/3 up to 32 GiB and 1 - 3/4 above (the default ``recommendedMaxWorkingSetSize``),
-    else ``share``.
+    1 - :func:`~llm_arithmetic.catalog.macos.macos_gpu_share` (macOS's default
+    ``recommendedMaxWorkingSetSize``), else ``share``.
 
     >>> from llm_arithmetic import get_hardware
     >>> [round(reserve_share(get_hardware(n)), 3) for n in ("m1", "m2-pro", "m2-max", "h100-sxm")]
     [0.333, 0.333, 0.25, 0.1]
     """
     if chip.kind == "apple-silicon":
-        small = chip.capacity <= MACOS_SMALL_MAX
-        return 1 - (MACOS_GPU_SHARE_SMALL if small else MACOS_GPU_SHARE_LARGE)
+        return float(1 - macos_gpu_share(chip.capacity))
     return share
 
 

@@ -8,7 +8,7 @@ that are not a formula of the package (those are in :mod:`llm_arithmetic.article
 * :func:`calm_curve`, :func:`package_curve`, :func:`calm_panel` -- the calm notebook's latency
   model against the package's roofline, one panel of its figures at a time (Kapoulkine's page);
 * :func:`finbarr_tps`, :func:`finbarr_tps_printed`, :func:`mac_usable`,
-  :func:`finbarr_estimate` -- finbarr's page.
+  :func:`finbarr_estimate` -- finbarr's page (:func:`mac_usable` Karpathy's too).
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import numpy as np
 
 from ..articles import zeux as Z
 from ..catalog.hardware import get_hardware
+from ..catalog.macos import macos_gpu_share
 from ..catalog.model import Model
 from ..catalog.model_catalog import get_model
 from ..estimate import estimate
@@ -29,7 +30,7 @@ from ..formulas import memory, roofline
 
 __all__ = ["article_figures", "sig_tol", "usable_capacity", "fp16_step_args", "request_times",
            "step_intensity", "tex_cell", "decode_step_time", "calm_curve", "package_curve", "calm_panel",
-           "finbarr_tps", "finbarr_tps_printed", "MACOS_GPU_SHARE_8GB", "mac_usable",
+           "finbarr_tps", "finbarr_tps_printed", "mac_usable",
            "finbarr_estimate"]
 
 
@@ -240,20 +241,18 @@ def finbarr_tps_printed(n_params: float, n_bytes: Any, bandwidth: float, peak: f
                                         bandwidth=bandwidth, peak_flops=peak)
 
 
-#: macOS's recommended GPU working set on an 8 GB Mac, as llama.cpp logs it (5461.34 MiB, two
-#: thirds of 8 GiB; li-plus/chatglm.cpp issue 76). Larger Macs are not limited here.
-MACOS_GPU_SHARE_8GB = Fraction(2, 3)
-
-
 def mac_usable(dev: Any) -> int:
-    """Memory a model may use on ``dev``: two thirds of an 8 GB Mac (the OS keeps the rest),
-    else all of it.
+    """Memory [B] a model may use on ``dev``: on Apple silicon the share of it macOS lets the GPU
+    use (:func:`~llm_arithmetic.catalog.macos.macos_gpu_share`; the OS keeps the rest), else all
+    of it.
 
-    >>> round(mac_usable(get_hardware("m1")) / 2**30, 2), mac_usable(get_hardware("m2-max")) / 2**30
-    (5.33, 96.0)
+    >>> chips = ("m1", "m2-pro", "m2-max", "h100-sxm")
+    >>> [round(mac_usable(get_hardware(k)) / 2**30, 2) for k in chips]
+    [5.33, 21.33, 72.0, 80.0]
     """
-    small_mac = dev.kind == "apple-silicon" and dev.capacity <= 8 * 2**30
-    return int(dev.capacity * MACOS_GPU_SHARE_8GB) if small_mac else dev.capacity
+    if dev.kind == "apple-silicon":
+        return int(dev.capacity * macos_gpu_share(dev.capacity))
+    return dev.capacity
 
 
 def finbarr_estimate(key: str, name: str, fmt: str, context: int) -> Any:
