@@ -489,6 +489,12 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "reproduction's table and its glue), not a time to first token in milliseconds",
     ("ex-nb-prefill-ttft-tp4", "errata"):
         "the same percent, in the errata's copy of that row",
+    ("ex-nb-flops-olmo-token", "19-repro-karpathy"):
+        "the batch-1 bound in tokens/s of Llama 2 70B in Q4_0 on the M5 Max (table "
+        "tbl-karpathy-today), not OLMo's FLOPs per token",
+    ("ex-nb-roofline-l40s-prefill", "19-repro-karpathy"):
+        "the M5 Max's dense fp16 rate in TFLOP/s, the catalog's third-party estimate (table "
+        "tbl-karpathy-today), not a prefill time",
     ("ex-nb-kv-falcon-mqa", "08-modern-architectures"):
         "the GB a decoded token of LLaVA-1.5 7B reads at a 128K context, beyond its trained "
         "context (the chapter's table of current models), not Falcon 7B's cache in MB",
