@@ -521,7 +521,7 @@ tp_best = _sym("tp_best", "N_{tp}^{*}",
                "tensor-parallel degree beyond which more chips make a decode step slower", "1",
                _REAL)
 spec_step_cost = _sym("spec_step_cost", "c_{spec}",
-                      "time of one speculative step (k draft steps and one verification) "
+                      "time of one speculative step (gamma draft steps and one verification) "
                       "relative to one plain target step", "1", _REAL)
 bytes_saved = _sym("bytes_saved", "M_{saved}", "cache bytes a shared prefix saves", "B",
                    _NONNEG_REAL)

@@ -11035,7 +11035,7 @@ def speculative_step_cost(*, draft_len, draft_cost):
     Returns
     -------
     spec_step_cost : number or array
-        Time of one speculative step (k draft steps and one verification) relative to one plain target step, :math:`c_{spec}` [-]
+        Time of one speculative step (gamma draft steps and one verification) relative to one plain target step, :math:`c_{spec}` [-]
 
     Verifying k + 1 tokens costs one step only while the target's step is memory-bound (its
     weights read once for all of them); a compute-bound target pays for every token.
