@@ -302,10 +302,11 @@ def speculative_tokens_per_step(*, acceptance, draft_len):
 
 @formula("spec_step_cost")
 def speculative_step_cost(*, draft_len, draft_cost):
-    """Time of one speculative step relative to one plain target step: k steps of the draft,
-    each c_d of a target step, and one target step that verifies the k drafted tokens at once.
+    """Time of one speculative step relative to one plain target step: gamma steps of the
+    draft, each c_d of a target step, and one target step that verifies the gamma drafted tokens
+    at once.
 
-    Verifying k + 1 tokens costs one step only while the target's step is memory-bound (its
+    Verifying gamma + 1 tokens costs one step only while the target's step is memory-bound (its
     weights read once for all of them); a compute-bound target pays for every token.
 
     Examples

@@ -11018,8 +11018,9 @@ def speculative_speedup(*, acceptance, draft_len, draft_cost):
 
 
 def speculative_step_cost(*, draft_len, draft_cost):
-    """Time of one speculative step relative to one plain target step: k steps of the draft,
-    each c_d of a target step, and one target step that verifies the k drafted tokens at once.
+    """Time of one speculative step relative to one plain target step: gamma steps of the
+    draft, each c_d of a target step, and one target step that verifies the gamma drafted tokens
+    at once.
 
     .. math::
 
@@ -11037,7 +11038,7 @@ def speculative_step_cost(*, draft_len, draft_cost):
     spec_step_cost : number or array
         Time of one speculative step (gamma draft steps and one verification) relative to one plain target step, :math:`c_{spec}` [-]
 
-    Verifying k + 1 tokens costs one step only while the target's step is memory-bound (its
+    Verifying gamma + 1 tokens costs one step only while the target's step is memory-bound (its
     weights read once for all of them); a compute-bound target pays for every token.
 
     Examples

@@ -1112,7 +1112,7 @@ export function speculative_speedup({acceptance, draft_len, draft_cost} = {}) {
   return (1 - Math.pow(acceptance, draft_len + 1))/((1 - acceptance)*(draft_len*draft_cost + 1));
 }
 
-/** Time of one speculative step relative to one plain target step: k steps of the draft, each c_d of a target step, and one target step that verifies the k drafted tokens at once. [1] */
+/** Time of one speculative step relative to one plain target step: gamma steps of the draft, each c_d of a target step, and one target step that verifies the gamma drafted tokens at once. [1] */
 export function speculative_step_cost({draft_len, draft_cost} = {}) {
   return draft_len*draft_cost + 1;
 }
@@ -4789,7 +4789,7 @@ export const FORMULAS = {
    "draft_len",
    "draft_cost"
   ],
-  "summary": "Time of one speculative step relative to one plain target step: k steps of the draft, each c_d of a target step, and one target step that verifies the k drafted tokens at once.",
+  "summary": "Time of one speculative step relative to one plain target step: gamma steps of the draft, each c_d of a target step, and one target step that verifies the gamma drafted tokens at once.",
   "unit": "1"
  },
  "speculative_tokens_per_step": {

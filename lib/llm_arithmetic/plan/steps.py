@@ -1539,7 +1539,7 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
     f("verify_seconds", "roofline_time", "the verify step's roofline: its bytes, k + 1 times "
       "the plain step's FLOPs", step_bytes="verify_step_bytes", step_flops="verify_step_flops",
       peak_flops="decode_peak_or_inf"),
-    op("draft_seconds", "mul", "the k draft steps of one speculative step",
+    op("draft_seconds", "mul", "the gamma draft steps of one speculative step",
        of=["draft_len", "draft_cost_used", "peak_seconds_per_token"]),
     op("spec_step_seconds", "add", "one speculative step: drafts, then the verify step",
        plus=["draft_seconds", "verify_seconds"]),
@@ -1579,7 +1579,7 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
        minus=["verify_stage_seconds", "verify_stage_seconds"]),
     op("verify_tpot_seconds", "choose", "the replica's verify step", when="pipeline_split",
        then="verify_edges_seconds", otherwise="verify_stages_seconds"),
-    op("draft_tpot_seconds", "mul", "the k draft steps on the replica",
+    op("draft_tpot_seconds", "mul", "the gamma draft steps on the replica",
        of=["draft_len", "draft_chip_cost_used", "tpot_seconds"]),
     op("spec_tpot_step", "add", "one speculative step on the replica",
        plus=["draft_tpot_seconds", "verify_tpot_seconds"]),
