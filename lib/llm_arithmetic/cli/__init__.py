@@ -343,7 +343,9 @@ def _frontier_arguments(c: argparse.ArgumentParser) -> None:
 
 
 def _plan_arguments(c: argparse.ArgumentParser) -> None:
-    c.add_argument("model", metavar="MODEL", help="catalog name or path to a config.json")
+    c.add_argument("model", metavar="MODEL",
+                   help="catalog name (see 'models'), path to a Hugging Face config.json, or - "
+                        "to read the config from standard input")
     c.add_argument("--ttft-ms", type=_ms, required=True, metavar="X",
                    help="time to first token target in milliseconds")
     c.add_argument("--tpot-ms", type=_ms, required=True, metavar="Y",
@@ -931,6 +933,7 @@ _KEYWORD_OPTIONS = {"bandwidth": "bandwidth_gbps", "peak_flops": "tflops",
 
 
 def _frontier(ns: argparse.Namespace) -> int:
+    from ..arguments import resolve_model
     from ..estimate import estimate
     from ..sweeps import frontier
 
@@ -947,8 +950,9 @@ def _frontier(ns: argparse.Namespace) -> int:
         if batches[-1] != ns.batch:
             batches.append(ns.batch)
     with _warnings_printed():
-        first = estimate(ns.model, batch=1, **kwargs)  # checks the arguments once
-        points = frontier(ns.model, batches=batches, **kwargs)
+        model = resolve_model(ns.model)  # once: "-" is standard input, read once
+        first = estimate(model, batch=1, **kwargs)  # checks the arguments once
+        points = frontier(model, batches=batches, **kwargs)
     if first.bandwidth is None:
         raise UsageError("the frontier needs a chip: give --hardware or --bandwidth-gbps")
     if first.tpot_seconds is None:
@@ -1001,12 +1005,14 @@ def _plan(ns: argparse.Namespace) -> int:
     spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
                                         "draft") if getattr(ns, k, None) is not None}
     _check_image_arguments(ns)
+    model = ns.model
     if ns.video_seconds is not None or ns.audio_seconds is not None:
         from ..arguments import resolve_model
 
-        _check_image_arguments(ns, resolve_model(ns.model))
+        model = resolve_model(ns.model)  # once: "-" is standard input, read once
+        _check_image_arguments(ns, model)
     with _warnings_printed():
-        r = search(ns.model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
+        r = search(model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
                    hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
                    prompt=ns.prompt, generate=ns.generate,
                    weights=split(ns.weights) or DEFAULT_WEIGHTS,
