@@ -175,6 +175,15 @@ def test_problems_unreadable_file_names_it(tmp_path, option):
     _one_line_error(r, f"{missing if option == '--roster' else folder}: {reason}")
 
 
+def test_problems_roster_not_text_names_it(tmp_path):
+    # a roster that is not UTF-8 printed 'error: utf-8' (a UnicodeDecodeError's first argument)
+    roster = tmp_path / "roster.csv"
+    roster.write_bytes(b"\xff\xfeid,name\n")
+    r, _ = _run("problems", "--roster", str(roster), "--key", str(tmp_path / "k.key"), "--out",
+                str(tmp_path / "out"))
+    _one_line_error(r, f"--roster: {roster} is not UTF-8 text (byte 0: invalid start byte)")
+
+
 @pytest.mark.parametrize("call,needle", [
     # a container where a name or a number goes: the argument named, no bare TypeError
     (lambda: __import__("llm_arithmetic.engine", fromlist=["x"]).engine_view(

@@ -1114,6 +1114,18 @@ def _as_flag(msg: str, parser: argparse.ArgumentParser, ns: Any) -> str:
     return msg
 
 
+def _read_file(option: str, path: str, read: Any) -> Any:
+    """``read(path)``; a file that cannot be opened or is not UTF-8 text is named with its
+    option and the reason (a UnicodeDecodeError's first argument is only the codec's name)."""
+    try:
+        return read(path)
+    except OSError as e:
+        raise UsageError(f"{option}: {e.filename or path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{option}: {path} is not UTF-8 text (byte {e.start}: {e.reason})") \
+            from None
+
+
 def _models(as_json: bool = False) -> int:
     from ..catalog.model_catalog import CATALOG
 
@@ -1200,7 +1212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "problems":
             from ..teaching.problems import read_key, read_roster, write_sets
             key_existed = os.path.exists(os.path.expanduser(ns.key))
-            key, roster = read_key(ns.key), read_roster(ns.roster)
+            key, roster = _read_file("--key", ns.key, read_key), \
+                _read_file("--roster", ns.roster, read_roster)
             written = write_sets(roster, key, ns.out, pdf=ns.pdf)
             out = os.path.expanduser(ns.out)
             if not key_existed:
