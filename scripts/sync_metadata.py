@@ -15,6 +15,7 @@ What this script writes (files that cannot read a setting themselves):
 - the list of chapters of README.md (between the `chapters` comments), from `_toc.yml` and each
   page's title, so that it cannot drift from the book's table of contents;
 - `version`, `date-released`, `repository-code` and `url` in CITATION.cff;
+- the `url` of the BibTeX entry under "How to cite" in book/intro.md;
 - the link references at the end of CHANGELOG.md (one per version heading).
 
 Usage: `python scripts/sync_metadata.py` (or `make metadata`) rewrites those files;
@@ -246,6 +247,10 @@ def synced_files(repo: Path = REPO) -> dict[Path, tuple[str, str]]:
                        ("repository-code", s.url), ("url", s.pages)):
         text = replace_block(text, rf"^{re.escape(key)}:[^\n]*$", f'{key}: "{value}"', "CITATION.cff")
     put(p, text)
+
+    p = repo / "book" / "intro.md"
+    put(p, replace_block(p.read_text(encoding="utf8"), r"^  url    = \{[^}\n]*\},$",
+                         f"  url    = {{{s.url}}},", "book/intro.md"))
 
     p = repo / "CHANGELOG.md"
     text = p.read_text(encoding="utf8")

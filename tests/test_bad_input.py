@@ -109,6 +109,25 @@ def test_config_from_standard_input():
     assert json.loads(r.stdout)["params_total"] == 6_738_415_616
 
 
+@pytest.mark.parametrize("args", [
+    ["frontier", "--hardware", "h100-sxm", "--batch", "4"],
+    ["plan", "--ttft-ms", "2000", "--tpot-ms", "50", "--hardware", "h100-sxm", "--weights",
+     "bf16", "--max-batch", "2", "--video-seconds", "2"],
+])
+def test_standard_input_read_once(args):
+    # frontier and plan with a video each read the model twice: "-" found standard input empty
+    # the second time ("malformed JSON in <stdin>"); a file and its catalog name agree
+    name = "qwen2-vl-7b-instruct"
+    r, _ = _run(args[0], "-", *args[1:], "--json", stdin=(MODELS / name / "config.json").read_text())
+    assert r.returncode == 0, r.stderr
+    by_name, _ = _run(args[0], name, *args[1:], "--json")
+    assert by_name.returncode == 0, by_name.stderr
+    drop = ("model", "seconds")  # the name given ("<stdin>") and the search's own wall time
+    strip = (lambda o: {k: v for k, v in o.items() if k not in drop} if isinstance(o, dict)
+             else o)
+    assert strip(json.loads(r.stdout)) == strip(json.loads(by_name.stdout))
+
+
 def test_moe_at_a_huge_batch_returns_promptly():
     t = time.perf_counter()
     e = estimate("mixtral-8x7b", hardware="h100-sxm", batch=2_000_000_000)
@@ -154,6 +173,15 @@ def test_problems_unreadable_file_names_it(tmp_path, option):
     reason = os.strerror(errno.ENOENT if option == "--roster" else errno.EISDIR)
     r, _ = _run("problems", *args, "--out", str(tmp_path / "out"))
     _one_line_error(r, f"{missing if option == '--roster' else folder}: {reason}")
+
+
+def test_problems_roster_not_text_names_it(tmp_path):
+    # a roster that is not UTF-8 printed 'error: utf-8' (a UnicodeDecodeError's first argument)
+    roster = tmp_path / "roster.csv"
+    roster.write_bytes(b"\xff\xfeid,name\n")
+    r, _ = _run("problems", "--roster", str(roster), "--key", str(tmp_path / "k.key"), "--out",
+                str(tmp_path / "out"))
+    _one_line_error(r, f"--roster: {roster} is not UTF-8 text (byte 0: invalid start byte)")
 
 
 @pytest.mark.parametrize("call,needle", [

@@ -173,7 +173,7 @@ def test_moving_the_repository_rewrites_every_derived_place(tmp_path):
     pages = [f.relative_to(REPO).as_posix() for _, files in sync_metadata.toc_pages()
              for f in files]
     for name in ("_config.yml", "_toc.yml", "pyproject.toml", "README.md", "CITATION.cff",
-                 "CHANGELOG.md", "lib/llm_arithmetic/__init__.py", *pages,
+                 "CHANGELOG.md", "lib/llm_arithmetic/__init__.py", "book/intro.md", *pages,
                  *[p.relative_to(REPO).as_posix() for p in sync_metadata.notebook_paths()]):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, tmp_path / name)
@@ -201,6 +201,9 @@ def test_moving_the_repository_rewrites_every_derived_place(tmp_path):
     assert '"llm-arithmetic==9.8.7"' in guard and "git+https://github.com/Someone/elsewhere" in guard
     readme = (tmp_path / "README.md").read_text()
     assert readme.count("Someone/elsewhere") >= 3 and "## Publishing" in readme
+    # the start page's BibTeX entry (typed there, so rewritten here)
+    assert "  url    = {https://github.com/Someone/elsewhere}," in (
+        tmp_path / "book" / "intro.md").read_text()
     assert (f"[9.8.7]: https://github.com/Someone/elsewhere/compare/v{VERSION}...v9.8.7"
             in changelog.read_text())
 
@@ -220,6 +223,7 @@ def test_derived_addresses_name_the_repository():
     assert f"({urls['Homepage']})" in readme
     cff = yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf8"))
     assert cff["repository-code"] == url and cff["url"] == urls["Homepage"]
+    assert f"  url    = {{{url}}}," in (REPO / "book" / "intro.md").read_text(encoding="utf8")
     changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf8")
     links = re.findall(r"^\[[^\]]+\]: (\S+)$", changelog, re.M)
     assert links and all(link.startswith(url + "/") for link in links)

@@ -5,10 +5,15 @@ numeric function generated from it (:mod:`llm_arithmetic.numeric`: exact on Pyth
 vectorized on NumPy arrays, no sympy at run time) and a JavaScript twin for the book's pages.
 
 * :mod:`~llm_arithmetic.core` -- symbols (the glossary), the formula registry, units, errors
-* :mod:`~llm_arithmetic.formulas` -- parameters, memory, FLOPs, the roofline
+* :mod:`~llm_arithmetic.formulas` -- parameters, memory, FLOPs, the roofline, parallelism,
+  serving
 * :mod:`~llm_arithmetic.catalog` -- models as stacks of layer kinds (read from ``config.json``),
   chips, weight formats
-* :func:`estimate`, :func:`sweep` -- a model on a chip, and grids of them
+* :func:`estimate`, :func:`frontier`, :func:`sweep` -- a model on a chip or a replica, over
+  batch sizes, and grids of them; :func:`engine_view` -- what a serving engine allocates
+* :mod:`~llm_arithmetic.forecast`, :mod:`~llm_arithmetic.deploy`, :mod:`~llm_arithmetic.explain`
+  -- the speed a runtime can be expected to reach under the bound, the deployment search of
+  ``llm-arithmetic plan``, the formula behind each number
 * :mod:`~llm_arithmetic.articles` -- the source articles' own formulas and inputs
 * :mod:`~llm_arithmetic.book`, :mod:`~llm_arithmetic.teaching`, :mod:`~llm_arithmetic.lab`
 

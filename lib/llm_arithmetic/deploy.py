@@ -13,8 +13,9 @@ layout's cheapest qualifying batch, cheapest first, and the frontier of tokens/s
 against tokens/s per chip over every qualifying point (the points no other beats on both).
 
 Prices per chip-hour come from ``catalog/data/prices.toml`` (:func:`load_prices`: an offer, the
-page quoting it and its date for each chip), unless given. A chip without a price is left out
-of the search unless a price is given for it (or one price for every chip).
+page quoting it and its date for each chip), unless given. Without ``hardware`` the search
+covers the chips with a price; a chip named in ``hardware`` without one is refused, naming it,
+unless a price is given for it (or one price for every chip).
 
 By default these are bounds: a real runtime is slower, so a configuration that meets a target
 at its bound may miss it in practice. With ``forecast=True`` (``plan --forecast [--runtime

@@ -343,7 +343,9 @@ def _frontier_arguments(c: argparse.ArgumentParser) -> None:
 
 
 def _plan_arguments(c: argparse.ArgumentParser) -> None:
-    c.add_argument("model", metavar="MODEL", help="catalog name or path to a config.json")
+    c.add_argument("model", metavar="MODEL",
+                   help="catalog name (see 'models'), path to a Hugging Face config.json, or - "
+                        "to read the config from standard input")
     c.add_argument("--ttft-ms", type=_ms, required=True, metavar="X",
                    help="time to first token target in milliseconds")
     c.add_argument("--tpot-ms", type=_ms, required=True, metavar="Y",
@@ -931,6 +933,7 @@ _KEYWORD_OPTIONS = {"bandwidth": "bandwidth_gbps", "peak_flops": "tflops",
 
 
 def _frontier(ns: argparse.Namespace) -> int:
+    from ..arguments import resolve_model
     from ..estimate import estimate
     from ..sweeps import frontier
 
@@ -947,8 +950,9 @@ def _frontier(ns: argparse.Namespace) -> int:
         if batches[-1] != ns.batch:
             batches.append(ns.batch)
     with _warnings_printed():
-        first = estimate(ns.model, batch=1, **kwargs)  # checks the arguments once
-        points = frontier(ns.model, batches=batches, **kwargs)
+        model = resolve_model(ns.model)  # once: "-" is standard input, read once
+        first = estimate(model, batch=1, **kwargs)  # checks the arguments once
+        points = frontier(model, batches=batches, **kwargs)
     if first.bandwidth is None:
         raise UsageError("the frontier needs a chip: give --hardware or --bandwidth-gbps")
     if first.tpot_seconds is None:
@@ -1001,12 +1005,14 @@ def _plan(ns: argparse.Namespace) -> int:
     spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
                                         "draft") if getattr(ns, k, None) is not None}
     _check_image_arguments(ns)
+    model = ns.model
     if ns.video_seconds is not None or ns.audio_seconds is not None:
         from ..arguments import resolve_model
 
-        _check_image_arguments(ns, resolve_model(ns.model))
+        model = resolve_model(ns.model)  # once: "-" is standard input, read once
+        _check_image_arguments(ns, model)
     with _warnings_printed():
-        r = search(ns.model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
+        r = search(model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
                    hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
                    prompt=ns.prompt, generate=ns.generate,
                    weights=split(ns.weights) or DEFAULT_WEIGHTS,
@@ -1108,6 +1114,18 @@ def _as_flag(msg: str, parser: argparse.ArgumentParser, ns: Any) -> str:
     return msg
 
 
+def _read_file(option: str, path: str, read: Any) -> Any:
+    """``read(path)``; a file that cannot be opened or is not UTF-8 text is named with its
+    option and the reason (a UnicodeDecodeError's first argument is only the codec's name)."""
+    try:
+        return read(path)
+    except OSError as e:
+        raise UsageError(f"{option}: {e.filename or path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{option}: {path} is not UTF-8 text (byte {e.start}: {e.reason})") \
+            from None
+
+
 def _models(as_json: bool = False) -> int:
     from ..catalog.model_catalog import CATALOG
 
@@ -1194,7 +1212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "problems":
             from ..teaching.problems import read_key, read_roster, write_sets
             key_existed = os.path.exists(os.path.expanduser(ns.key))
-            key, roster = read_key(ns.key), read_roster(ns.roster)
+            key, roster = _read_file("--key", ns.key, read_key), \
+                _read_file("--roster", ns.roster, read_roster)
             written = write_sets(roster, key, ns.out, pdf=ns.pdf)
             out = os.path.expanduser(ns.out)
             if not key_existed:
