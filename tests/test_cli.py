@@ -765,3 +765,34 @@ def test_running_the_module_from_python_raises_systemexit(capsys, monkeypatch):
     with pytest.raises(SystemExit) as exc:
         runpy.run_module("llm_arithmetic", run_name="__main__")
     assert exc.value.code == 0 and "h100-sxm" in capsys.readouterr().out
+
+
+def test_plan_help_states_the_mean_context_the_code_uses(capsys):
+    """``plan --help`` said TPOT is taken at "prompt + half the generated tokens"; the decode
+    steps after the first token see T + 1, ..., T + G cached tokens, whose mean is
+    T + (G + 1) / 2 (the sum of 1..G is G(G + 1)/2): the help says that, and the formula
+    agrees (T = 1,024, G = 256: 1,024 + 128.5 = 1,152.5 tokens, worked by hand)."""
+    from llm_arithmetic.numeric import mean_decode_context
+
+    with pytest.raises(SystemExit):
+        main(["plan", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "half the generated" not in text
+    assert "(--prompt + (--generate + 1) / 2 tokens" in text, text
+    assert mean_decode_context(prompt=1024, generated=256) == 1152.5
+
+
+def test_error_and_warning_lines_name_the_program_as_the_usage_lines_do(monkeypatch, capsys):
+    """Run as the console script, the usage lines say ``llm-arithmetic``: its error lines say
+    ``llm-arithmetic: error:`` too (they said ``llm_arithmetic``, the module's name); run as
+    ``python -m llm_arithmetic`` (or from Python), ``llm_arithmetic: error:`` as before."""
+    monkeypatch.setattr(sys, "argv", ["/env/bin/llm-arithmetic", "plan", "--ttft-ms", "x",
+                                      "--tpot-ms", "1"])
+    assert main() == 2
+    assert capsys.readouterr().err.startswith("llm-arithmetic: error: argument --ttft-ms: ")
+    monkeypatch.setattr(sys, "argv", ["/lib/llm_arithmetic/__main__.py", "plan", "--ttft-ms",
+                                      "x", "--tpot-ms", "1"])
+    assert main() == 2
+    assert capsys.readouterr().err.startswith("llm_arithmetic: error: argument --ttft-ms: ")
+    assert main(["plan", "--ttft-ms", "x", "--tpot-ms", "1"]) == 2
+    assert capsys.readouterr().err.startswith("llm_arithmetic: error: ")

@@ -422,8 +422,8 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] 
         "chip's price per hour (the catalog's dated price table unless --price-per-hour is "
         "given), with the frontier of tokens/s per user against tokens/s per chip. Bounds: a "
         "real runtime is slower. Columns: TTFT ms, the prefill of one prompt alone; TPOT ms, "
-        "one decode step of the whole batch at the request's mean context (prompt + half the "
-        "generated tokens); tok/s/user = 1 / TPOT; tok/s/chip = batch / TPOT / chips, decode "
+        "one decode step of the whole batch at the request's mean context (--prompt + "
+        "(--generate + 1) / 2 tokens: the mean of the decode steps' contexts); tok/s/user = 1 / TPOT; tok/s/chip = batch / TPOT / chips, decode "
         "only; $/M tokens, the replica's price per hour over a million tokens at that rate: the "
         "prompts' prefill is neither timed between the decode steps nor priced. The frontier "
         "keeps the qualifying points no other beats on both tokens/s per user and per chip, "
@@ -691,6 +691,10 @@ def _engine_given(ns: argparse.Namespace) -> dict[str, Any]:
 #: The warnings one command has printed (a draft's, raised by the estimate and again by the
 #: engine view, is printed once); :func:`main` empties it.
 _WARNED: list[str] = []
+#: The program's name in error and warning lines: the usage lines' (:func:`_program_name`)
+#: less ``python -m``, so ``llm-arithmetic: error:`` under ``usage: llm-arithmetic`` and
+#: ``llm_arithmetic: error:`` under ``usage: python -m llm_arithmetic``; set by :func:`main`.
+_NAME: list[str] = [PROG]
 
 
 def _draft_flag(message: str) -> str:
@@ -707,7 +711,7 @@ def _warnings_printed() -> Iterator[None]:
         yield
     for message in dict.fromkeys(str(w.message) for w in caught):
         if message not in _WARNED:
-            print(f"{PROG}: warning: {_draft_flag(message)}", file=sys.stderr)
+            print(f"{_NAME[0]}: warning: {_draft_flag(message)}", file=sys.stderr)
             _WARNED.append(message)
 
 
@@ -1196,6 +1200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # python -m); called with arguments from Python, as the module
     parser = build_parser(args[0] if args and args[0] in COMMANDS else None,
                           prog=_program_name() if argv is None else None)
+    _NAME[0] = parser.prog.removeprefix("python -m ")
     ns = None
     try:
         ns = parser.parse_args(args)
@@ -1227,7 +1232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     except UsageError as e:
-        print(f"{PROG}: error: {_as_flag(str(e), parser, ns)}", file=sys.stderr)
+        print(f"{_NAME[0]}: error: {_as_flag(str(e), parser, ns)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # the reader went away (`... | head`): stop quietly with the shell's status for SIGPIPE,
@@ -1243,5 +1248,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             # first argument is the errno, so the line names the file and says what went wrong
             msg = f"{e.filename}: {e.strerror}" if e.filename is not None else e.strerror
         msg = _as_flag(msg.splitlines()[0], parser, ns) if msg else type(e).__name__
-        print(f"{PROG}: error: {msg}", file=sys.stderr)
+        print(f"{_NAME[0]}: error: {msg}", file=sys.stderr)
         return 2
