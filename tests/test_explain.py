@@ -360,6 +360,26 @@ def test_a_value_not_computed_names_the_missing_option():
         == "- (not computed without hardware)"
 
 
+def test_a_value_another_engine_computes_names_the_option_not_the_input():
+    """A key that does not apply to the view's engine said "not computed without engine_ctx"
+    or "engine_hybrid", the plan's internal inputs: it names what the user gives instead. The
+    cells of llama.cpp (--ctx-size) under vLLM; vLLM's hybrid pool (its rules' only ``hybrid``
+    table, engines.toml) for a model without state layers; the pages of the paged engines
+    (vLLM, SGLang, TensorRT-LLM) under llama.cpp."""
+    from llm_arithmetic.engine import engine_view
+
+    v = engine_view("qwen3-1.7b", "vllm", hardware="h100-sxm",
+                    flags={"--gpu-memory-utilization": 0.9})
+    assert explain(v, "engine_state_bytes").value_text \
+        == "- (not computed without --engine llama.cpp)"
+    assert explain(v, "engine_block_tokens").value_text == (
+        "- (not computed without --engine vllm with a hybrid model (state-space or "
+        "linear-attention layers beside attention))")
+    c = engine_view("qwen3-1.7b", "llama.cpp", hardware="h100-sxm")
+    assert explain(c, "engine_paged_tokens").value_text \
+        == "- (not computed without --engine vllm, sglang or tensorrt-llm)"
+
+
 def test_cli_names_the_missing_option(capsys):
     rc, out, _ = _run(capsys, "llama-2-7b", "--hardware", "h100-sxm", "--explain",
                       "cost_per_million_tokens,speculative_seconds_per_token")

@@ -20,7 +20,7 @@ import numbers
 import warnings
 from dataclasses import asdict, field, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .catalog.compiled import load
 from .catalog.formats import bits_per_weight, plan_format
@@ -45,6 +45,48 @@ ENGINES: Mapping[str, Mapping[str, Any]] = load("engines")["engines"]
 SWITCHES = ("eager", "swa_full")
 #: Rules that are counts of tokens or sequences.
 _COUNTS = ("max_model_len", "max_batched_tokens", "max_seqs", "page", "ctx", "ubatch", "seqs")
+
+
+#: The inputs :func:`engine_view` sets for a hybrid model (state-space or linear-attention
+#: layers beside attention) on an engine whose rules have a ``hybrid`` table.
+_HYBRID_INPUTS = ("engine_hybrid", "engine_page_align", "engine_bits_conv", "engine_bits_ssm",
+                  "engine_state_blocks")
+#: The inputs :func:`engine_view` sets for a paged engine (a share of the chip cut into pages;
+#: ``engine_free_fraction`` where its rules say ``free_fraction``) or a cells one (llama.cpp).
+_PAGED_INPUTS = ("engine_fraction", "engine_free_fraction", "engine_page",
+                 "engine_max_model_len", "engine_kv_memory_given")
+_CELLS_INPUTS = ("engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad", "engine_swa_full")
+
+
+def engine_input_needs(names: Sequence[str]) -> str | None:
+    """What the user gives for :func:`engine_view` to set the plan's inputs ``names`` (any of
+    them), where the view's engine leaves them unset: the engines that set one (``--engine``),
+    and for a hybrid's inputs the model they take; None where no engine's kind decides any.
+    Read from the engines' rules (``engines.toml``: ``kind``, ``free_fraction``, ``hybrid``),
+    as :func:`engine_view` reads them.
+
+    >>> engine_input_needs(["engine_ctx"])
+    '--engine llama.cpp'
+    >>> engine_input_needs(["engine_page", "engine_hybrid"])
+    '--engine vllm with a hybrid model (state-space or linear-attention layers beside attention)'
+    """
+    def sets(name: str, spec: Mapping[str, Any]) -> bool:
+        if name in _HYBRID_INPUTS:
+            return "hybrid" in spec
+        if name in _CELLS_INPUTS:
+            return spec["kind"] != "paged"
+        if name in ("engine_fraction", "engine_free_fraction"):
+            return spec["kind"] == "paged" and \
+                bool(spec.get("free_fraction")) == (name == "engine_free_fraction")
+        return name in _PAGED_INPUTS and spec["kind"] == "paged"
+
+    hybrid = [n for n in names if n in _HYBRID_INPUTS]
+    engines = [e for e, spec in ENGINES.items() if any(sets(n, spec) for n in hybrid or names)]
+    if not engines:
+        return None
+    listed = ", ".join(engines[:-1]) + " or " + engines[-1] if len(engines) > 1 else engines[0]
+    return f"--engine {listed}" + (" with a hybrid model (state-space or linear-attention "
+                                   "layers beside attention)" if hybrid else "")
 
 
 def engine_flags() -> dict[str, tuple[str, tuple[str, ...]]]:

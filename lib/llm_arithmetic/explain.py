@@ -1162,12 +1162,16 @@ def _given_by(e: Any, inputs: Sequence[str], options: Mapping[str, str] | None) 
     keywords of :func:`~llm_arithmetic.estimate.estimate` (a chip's figures: ``hardware``),
     each as ``options`` names it (the command line's options); where none is, the inputs'
     names. Inputs nothing gives (whether a stack is hybrid) are left out when another is."""
-    from .engine import ENGINES, EngineView
+    from .engine import ENGINES, EngineView, engine_input_needs
 
     if isinstance(e, EngineView):
+        # this engine's flag where one gives the input; else what sets it (another engine,
+        # a hybrid model: engine_input_needs), never the plan's internal name
         rules = {rule: flag for flag, rule in ENGINES[e.engine]["flags"].items()}
         shown = [rules[i[len("engine_"):]] for i in inputs
                  if i.startswith("engine_") and i[len("engine_"):] in rules]
+        other = engine_input_needs([i for i in inputs if i[len("engine_"):] not in rules])
+        shown += [other] if other else []
     else:
         keywords = _estimate_keywords()
         shown = [(options or {}).get(k, k) for k in
