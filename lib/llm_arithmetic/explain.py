@@ -1161,7 +1161,9 @@ def _given_by(e: Any, inputs: Sequence[str], options: Mapping[str, str] | None) 
     """How the inputs are given: an engine's flags (``engines.toml``); for an estimate, the
     keywords of :func:`~llm_arithmetic.estimate.estimate` (a chip's figures: ``hardware``),
     each as ``options`` names it (the command line's options); where none is, the inputs'
-    names. Inputs nothing gives (whether a stack is hybrid) are left out when another is."""
+    names. Inputs nothing gives (whether a stack is hybrid) are left out when another is; an
+    engine's view whose own flags give none names what does (:func:`~llm_arithmetic.engine.
+    engine_input_needs`: another ``--engine``, a hybrid model), not the plan's inputs."""
     from .engine import ENGINES, EngineView, engine_input_needs
 
     if isinstance(e, EngineView):
@@ -1170,7 +1172,7 @@ def _given_by(e: Any, inputs: Sequence[str], options: Mapping[str, str] | None) 
         rules = {rule: flag for flag, rule in ENGINES[e.engine]["flags"].items()}
         shown = [rules[i[len("engine_"):]] for i in inputs
                  if i.startswith("engine_") and i[len("engine_"):] in rules]
-        other = engine_input_needs([i for i in inputs if i[len("engine_"):] not in rules])
+        other = None if shown else engine_input_needs(inputs)
         shown += [other] if other else []
     else:
         keywords = _estimate_keywords()
