@@ -470,13 +470,14 @@ class TranslatedCellPrompts(SphinxPostTransform):
     formats = ("html",)
 
     def run(self, **kwargs: Any) -> None:
+        from myst_nb.sphinx_ import HideCodeCellNode
+
         words = UNCATALOGUED_WORDS.get(self.config.language or "en")
         if not words:
             return
-        for node in self.document.findall(nodes.Element):
-            if type(node).__name__ == "HideCodeCellNode":  # myst_nb.sphinx_'s
-                for key in ("prompt_show", "prompt_hide"):
-                    node[key] = words.get(node[key], node[key])
+        for node in self.document.findall(HideCodeCellNode):
+            for key in ("prompt_show", "prompt_hide"):
+                node[key] = words.get(node[key], node[key])
 
 
 _ATTRIBUTE_RE = re.compile(r'\b(title|aria-label|alt)="([^"<>]*)"')
